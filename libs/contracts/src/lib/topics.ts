@@ -1,0 +1,40 @@
+/**
+ * Every Kafka topic the system uses, in one place.
+ *
+ * Names follow `<context>.<entity>.<event>.v<N>` and are NEVER renamed once
+ * published: a breaking change gets a new `vN+1` topic beside the old one.
+ * `infra/kafka/kafka.sh topics` creates exactly this list.
+ */
+export const Topics = {
+  callRequested: 'gateway.call.requested.v1',
+  paymentHeld: 'payment.hold.placed.v1',
+  paymentRejected: 'payment.hold.rejected.v1',
+  callDispatched: 'execution.call.dispatched.v1',
+  resultReceived: 'execution.result.received.v1',
+  outcomeUnknown: 'execution.outcome.unknown.v1',
+  effectConfirmed: 'execution.effect.confirmed.v1',
+  effectRejected: 'execution.effect.rejected.v1',
+  callSettled: 'settlement.call.settled.v1',
+  callRefunded: 'settlement.call.refunded.v1',
+  catalogTool: 'discovery.catalog.tool.v1',
+  deadLetter: 'ops.deadletter.parked.v1',
+} as const;
+
+export type TopicName = (typeof Topics)[keyof typeof Topics];
+
+export interface TopicSpec {
+  name: TopicName;
+  partitions: number;
+  /** A compacted topic keeps the latest value per key forever (read models rebuild from it). */
+  compacted: boolean;
+}
+
+const CALL_LIFE_PARTITIONS = 3;
+
+export const TopicSpecs: readonly TopicSpec[] = Object.values(Topics).map((name) => ({
+  name,
+  partitions: name === Topics.deadLetter ? 1 : CALL_LIFE_PARTITIONS,
+  compacted: name === Topics.catalogTool,
+}));
+
+export const TOPIC_NAME_PATTERN = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*\.v[1-9][0-9]*$/;
