@@ -1,0 +1,29 @@
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { EnvVar } from './env-var.decorator';
+
+/** Variables every service reads. Each app's config class extends this one. */
+export class CommonConfig {
+  @EnvVar({ description: 'PostgreSQL connection URL; each service uses its own schema in this database.' })
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/tollgate';
+
+  @EnvVar({ description: 'Comma-separated Kafka bootstrap brokers (host:port).' })
+  @Matches(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, { message: 'must be host:port[,host:port...]' })
+  KAFKA_BROKERS = '127.0.0.1:9092';
+
+  @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @EnvVar({ description: 'Fallback interval (ms) at which the outbox relay polls when no commit notification arrived.' })
+  @IsInt() @Min(50) @Max(60_000)
+  OUTBOX_POLL_INTERVAL_MS = 1000;
+
+  @EnvVar({ description: 'Address the HTTP server binds to.' })
+  @IsString()
+  HOST = '127.0.0.1';
+}
+
+export function kafkaBrokerList(brokers: string): string[] {
+  return brokers.split(',').map((b) => b.trim()).filter(Boolean);
+}

@@ -1,0 +1,149 @@
+import { Client } from 'pg';
+import { type DataSource } from 'typeorm';
+import { type Logger } from 'pino';
+import { type EventTransport, type TransportMessage } from '../transport/event-transport';
+import { OUTBOX_CHANNEL } from './messaging-tables';
+
+export interface OutboxRelayOptions {
+  schema: string;
+  dataSource: DataSource;
+  /** Used for the dedicated LISTEN connection. */
+  databaseUrl: string;
+  transport: EventTransport;
+  logger: Logger;
+  /** Fallback poll when no notification came (a lost connection, a missed NOTIFY). */
+  pollIntervalMs: number;
+  batchSize?: number;
+  /** Failure-injection points for crash tests; no production code sets them. */
+  hooks?: { beforePublish?: (count: number) => Promise<void>; afterPublish?: (count: number) => Promise<void> };
+}
+
+interface OutboxRow {
+  id: string;
+  topic: string;
+  key: string;
+  envelope: unknown;
+}
+
+/**
+ * Publishes committed outbox rows to the transport, oldest first.
+ *
+ * Why it never skips an event: it keeps no "last id seen" high-water mark.
+ * It selects rows still marked unpublished, so a row committed late by a long
+ * transaction (with a lower id than rows already published) is simply picked
+ * up on the next pass. `FOR UPDATE SKIP LOCKED` lets several relay instances
+ * share one outbox without publishing a row twice in the normal case.
+ *
+ * Why a crash never loses one: rows are marked published only after the
+ * broker acknowledged them. A crash between the two republishes the batch on
+ * restart; consumers' inboxes absorb the duplicates (at-least-once).
+ *
+ * It wakes on the NOTIFY each commit sends (OutboxWriter), and polls only as
+ * a fallback.
+ */
+export class OutboxRelay {
+  private listener?: Client;
+  private timer?: NodeJS.Timeout;
+  private draining?: Promise<void>;
+  private again = false;
+  private stopped = true;
+  private connected = false;
+
+  constructor(private readonly options: OutboxRelayOptions) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.listen();
+    this.schedulePoll();
+    this.wake();
+  }
+
+  /** Stops waking up, then publishes whatever is still committed and unpublished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.draining;
+    await this.drainAll().catch((err) => this.options.logger.error({ err }, 'final outbox flush failed'));
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  isReady(): boolean {
+    return this.connected;
+  }
+
+  /** Asks for a drain now; concurrent wake-ups collapse into one more pass. */
+  wake(): void {
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.drainAll();
+        } catch (err) {
+          this.options.logger.warn({ err }, 'outbox drain failed; will retry');
+          await new Promise((r) => setTimeout(r, 200));
+          this.again = !this.stopped;
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => (this.draining = undefined));
+  }
+
+  /** Publishes until no unpublished row is left. Returns the number published. */
+  async drainAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.drainBatch();
+      total += n;
+      if (n < (this.options.batchSize ?? 200)) return total;
+    }
+  }
+
+  private async drainBatch(): Promise<number> {
+    const { dataSource, schema, transport } = this.options;
+    return dataSource.transaction(async (manager) => {
+      const rows: OutboxRow[] = await manager.query(
+        `SELECT id, topic, key, envelope FROM "${schema}".outbox_event
+          WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.options.batchSize ?? 200],
+      );
+      if (rows.length === 0) return 0;
+      const messages: TransportMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: JSON.stringify(r.envelope) }));
+      await this.options.hooks?.beforePublish?.(rows.length);
+      await transport.publish(messages);
+      await this.options.hooks?.afterPublish?.(rows.length);
+      await manager.query(`UPDATE "${schema}".outbox_event SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      return rows.length;
+    });
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.options.databaseUrl, application_name: `tollgate-relay-${this.options.schema}` });
+    client.on('notification', (n) => {
+      if (n.channel === OUTBOX_CHANNEL && n.payload === this.options.schema) this.wake();
+    });
+    client.on('error', (err) => {
+      this.connected = false;
+      this.options.logger.warn({ err }, 'outbox LISTEN connection lost; reconnecting');
+      void client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 500);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    this.listener = client;
+    this.connected = true;
+  }
+
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.wake();
+      this.schedulePoll();
+    }, this.options.pollIntervalMs);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,68 @@
+import { type DataSource } from 'typeorm';
+import { type Logger } from 'pino';
+import { type EventTransport } from './transport/event-transport';
+import { OutboxRelay } from './outbox/outbox-relay';
+import { OutboxWriter } from './outbox/outbox-writer';
+import { type EventHandler, InboxConsumer } from './inbox/event-consumer';
+
+export interface ServiceMessagingOptions {
+  service: string;
+  schema: string;
+  dataSource: DataSource;
+  databaseUrl: string;
+  transport: EventTransport;
+  logger: Logger;
+  pollIntervalMs: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  consumers: { name: string; handlers: EventHandler<any>[] }[];
+}
+
+/**
+ * Everything one service needs to talk through events: its outbox writer, the
+ * relay that publishes it, and its inbox consumers, started and stopped in
+ * the right order (relay first on start; consumers first on stop, then a
+ * final outbox flush, so in-flight work is finished and published).
+ */
+export class ServiceMessaging {
+  readonly outbox: OutboxWriter;
+  readonly relay: OutboxRelay;
+  readonly consumers: InboxConsumer[];
+
+  constructor(private readonly options: ServiceMessagingOptions) {
+    this.outbox = new OutboxWriter(options.schema, options.service);
+    this.relay = new OutboxRelay({
+      schema: options.schema,
+      dataSource: options.dataSource,
+      databaseUrl: options.databaseUrl,
+      transport: options.transport,
+      logger: options.logger.child({ component: 'outbox-relay' }),
+      pollIntervalMs: options.pollIntervalMs,
+    });
+    this.consumers = options.consumers.map(
+      (c) =>
+        new InboxConsumer({
+          name: c.name,
+          producer: options.service,
+          schema: options.schema,
+          dataSource: options.dataSource,
+          transport: options.transport,
+          logger: options.logger.child({ component: 'consumer', consumer: c.name }),
+          handlers: c.handlers,
+        }),
+    );
+  }
+
+  async start(): Promise<void> {
+    await this.relay.start();
+    await Promise.all(this.consumers.map((c) => c.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.consumers.map((c) => c.stop()));
+    await this.relay.stop();
+  }
+
+  isReady(): boolean {
+    return this.relay.isReady() && this.options.transport.isReady();
+  }
+}

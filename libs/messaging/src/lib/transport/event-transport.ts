@@ -1,0 +1,75 @@
+/**
+ * The seam between services and the message broker. Two drivers implement it
+ * (Kafka and in-process) with the same delivery contract, so no service knows
+ * which one it runs on:
+ *
+ *  - `publish` resolves only once every message is durably accepted
+ *    (Kafka: acknowledged by all in-sync replicas).
+ *  - Delivery is at least once. Within one topic, messages with the same key
+ *    are delivered in the order they were published.
+ *  - A subscription's handler sees one message of a partition at a time; the
+ *    position advances only after the handler resolves. A handler that throws
+ *    gets the same message again (with back-off), and nothing behind it on
+ *    that partition is delivered first.
+ *  - A new consumer group starts from the oldest retained message when
+ *    `fromBeginning` is true, else from the end.
+ *
+ * Exactly-once effects are NOT part of the contract: consumers deduplicate
+ * through their inbox, and producers write through their outbox.
+ */
+export interface TransportMessage {
+  topic: string;
+  key: string;
+  value: string;
+  headers?: Record<string, string>;
+}
+
+export interface DeliveredMessage extends TransportMessage {
+  partition: number;
+  offset: string;
+}
+
+export interface SubscribeOptions {
+  groupId: string;
+  topics: readonly string[];
+  fromBeginning: boolean;
+  handle(message: DeliveredMessage): Promise<void>;
+}
+
+export interface Subscription {
+  /** Finishes the message in flight, then stops; positions already handled are kept. */
+  stop(): Promise<void>;
+}
+
+export interface EventTransport {
+  readonly driver: 'kafka' | 'in-process';
+  connect(): Promise<void>;
+  publish(messages: readonly TransportMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** True while connected and every subscription is running. */
+  isReady(): boolean;
+  close(): Promise<void>;
+}
+
+export const EVENT_TRANSPORT = Symbol('EVENT_TRANSPORT');
+
+/** Runs `attempt` until it resolves or `isStopped()`; waits 100 ms, doubling to 5 s, between tries. */
+export async function retryUntilStopped(
+  attempt: () => Promise<void>,
+  isStopped: () => boolean,
+  onError: (error: unknown, tries: number) => void,
+): Promise<boolean> {
+  let delay = 100;
+  for (let tries = 1; ; tries++) {
+    try {
+      await attempt();
+      return true;
+    } catch (error) {
+      onError(error, tries);
+      if (isStopped()) return false;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5000);
+      if (isStopped()) return false;
+    }
+  }
+}

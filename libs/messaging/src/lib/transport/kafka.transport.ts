@@ -1,0 +1,133 @@
+import { type Consumer, Kafka, logLevel, type Producer, type LogEntry } from 'kafkajs';
+import { type Logger } from 'pino';
+import { type EventTransport, retryUntilStopped, type SubscribeOptions, type Subscription, type TransportMessage } from './event-transport';
+
+export interface KafkaTransportOptions {
+  clientId: string;
+  brokers: string[];
+  logger: Logger;
+  /** How long `subscribe` waits for the group join before failing. */
+  joinTimeoutMs?: number;
+}
+
+/** The distributed driver (kafkajs). Delivery contract: see event-transport.ts. */
+export class KafkaTransport implements EventTransport {
+  readonly driver = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private readonly consumers = new Map<Consumer, { healthy: boolean }>();
+  private producerConnected = false;
+
+  constructor(private readonly options: KafkaTransportOptions) {
+    const log = options.logger.child({ component: 'kafkajs' });
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: logLevel.WARN,
+      logCreator: () => (entry: LogEntry) => {
+        const { message, ...rest } = entry.log;
+        const fn = entry.level <= logLevel.ERROR ? log.error.bind(log) : log.warn.bind(log);
+        fn({ namespace: entry.namespace, ...rest }, message);
+      },
+      retry: { initialRetryTime: 100, retries: 8 },
+    });
+    // Not idempotent/transactional on purpose: money and effects never depend on
+    // Kafka exactly-once; duplicates are absorbed by each consumer's inbox.
+    this.producer = this.kafka.producer({ allowAutoTopicCreation: false });
+    this.producer.on(this.producer.events.DISCONNECT, () => (this.producerConnected = false));
+  }
+
+  async connect(): Promise<void> {
+    await this.producer.connect();
+    this.producerConnected = true;
+  }
+
+  async publish(messages: readonly TransportMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const byTopic = new Map<string, TransportMessage[]>();
+    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    await this.producer.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic].map(([topic, ms]) => ({
+        topic,
+        messages: ms.map((m) => ({ key: m.key, value: m.value, headers: m.headers ?? {} })),
+      })),
+    });
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
+      rebalanceTimeout: 10_000,
+      allowAutoTopicCreation: false,
+      retry: { initialRetryTime: 100, retries: 10 },
+    });
+    const state = { healthy: true };
+    this.consumers.set(consumer, state);
+    let stopped = false;
+    const joined = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`group ${options.groupId} did not join within ${this.options.joinTimeoutMs ?? 30_000} ms`)),
+        this.options.joinTimeoutMs ?? 30_000,
+      );
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        clearTimeout(timer);
+        state.healthy = true;
+        resolve();
+      });
+    });
+    consumer.on(consumer.events.CRASH, (e) => {
+      state.healthy = false;
+      this.options.logger.error({ err: e.payload.error, groupId: options.groupId }, 'consumer crashed; kafkajs restarts it');
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning });
+    await consumer.run({
+      partitionsConsumedConcurrently: 3,
+      eachMessage: async ({ topic, partition, message }) => {
+        const delivered = {
+          topic,
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? '',
+          value: message.value?.toString() ?? '',
+          headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v?.toString() ?? ''])),
+        };
+        const done = await retryUntilStopped(
+          () => options.handle(delivered),
+          () => stopped,
+          (error, tries) => this.options.logger.warn({ err: error, topic, partition, offset: message.offset, tries }, 'handler failed; will redeliver'),
+        );
+        // Throwing leaves the offset uncommitted, so the message is redelivered after the stop.
+        if (!done) throw new Error('subscription stopped before the message was handled');
+      },
+    });
+    await joined;
+    return {
+      stop: async () => {
+        stopped = true;
+        await consumer.stop();
+        await consumer.disconnect();
+        this.consumers.delete(consumer);
+      },
+    };
+  }
+
+  isReady(): boolean {
+    return this.producerConnected && [...this.consumers.values()].every((c) => c.healthy);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers.keys()].map((c) => c.disconnect().catch(() => undefined)));
+    this.consumers.clear();
+    await this.producer.disconnect();
+    this.producerConnected = false;
+  }
+
+  /** Admin access for ops tooling (topic creation, offsets). */
+  admin(): ReturnType<Kafka['admin']> {
+    return this.kafka.admin();
+  }
+}

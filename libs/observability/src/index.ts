@@ -1,0 +1,5 @@
+export * from './lib/log-context';
+export * from './lib/logger';
+export * from './lib/nest-logger';
+export * from './lib/health/health-registry.service';
+export * from './lib/health/health.module';

@@ -1,0 +1,90 @@
+import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { Client } from 'pg';
+
+export interface ServiceDataSourceSpec {
+  /** Connection name; one per service, so several services can share one process (embedded mode). */
+  name: string;
+  /** The PostgreSQL schema the service owns. No other service reads it. */
+  schema: string;
+  url: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function | string>;
+  poolSize?: number;
+}
+
+/**
+ * The one set of DataSource options for a service, used by its NestJS module,
+ * by the TypeORM CLI (through the service's `*.datasource.ts`) and by tests.
+ * Schema changes only ever happen through migrations.
+ */
+export function serviceDataSourceOptions(spec: ServiceDataSourceSpec): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: spec.url,
+    schema: spec.schema,
+    entities: spec.entities,
+    migrations: spec.migrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: spec.poolSize ?? 10, application_name: `tollgate-${spec.name}` },
+  };
+}
+
+/** Connects, creates the service's schema if needed and applies pending migrations. */
+export async function openServiceDataSource(options: DataSourceOptions): Promise<DataSource> {
+  const ds = new DataSource(options);
+  await ds.initialize();
+  try {
+    await migrate(ds);
+  } catch (e) {
+    await ds.destroy();
+    throw e;
+  }
+  return ds;
+}
+
+export async function migrate(ds: DataSource): Promise<string[]> {
+  const schema = (ds.options as { schema?: string }).schema;
+  if (schema) await ds.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  const applied = await ds.runMigrations({ transaction: 'each' });
+  return applied.map((m) => m.name);
+}
+
+/** Creates the database named in `url` if it does not exist (for CI, tests and first runs). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`refusing to create database with unusual name ${JSON.stringify(name)}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name}"`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e; // created concurrently by another process
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
