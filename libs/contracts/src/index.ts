@@ -5,3 +5,4 @@ export * from './lib/event-definition';
 export * from './lib/envelope';
 export * from './lib/canonical-json';
 export * from './lib/events';
+export * from './lib/errors/agent-error';

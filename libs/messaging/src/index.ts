@@ -6,3 +6,5 @@ export * from './lib/outbox/outbox-writer';
 export * from './lib/outbox/outbox-relay';
 export * from './lib/inbox/event-consumer';
 export * from './lib/service-messaging';
+export * from './lib/nest/event-transport.module';
+export * from './lib/nest/service-events-host';

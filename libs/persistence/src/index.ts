@@ -1,1 +1,2 @@
 export * from './lib/service-data-source';
+export * from './lib/nest/service-database';

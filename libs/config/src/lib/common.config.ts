@@ -27,3 +27,9 @@ export class CommonConfig {
 export function kafkaBrokerList(brokers: string): string[] {
   return brokers.split(',').map((b) => b.trim()).filter(Boolean);
 }
+
+/** What every service module needs from its host, whichever mode it runs in. */
+export interface ServiceRuntimeOptions {
+  databaseUrl: string;
+  outboxPollIntervalMs: number;
+}

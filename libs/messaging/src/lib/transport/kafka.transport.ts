@@ -1,4 +1,4 @@
-import { type Consumer, Kafka, logLevel, type Producer, type LogEntry } from 'kafkajs';
+import { type Consumer, Kafka, logLevel, Partitioners, type Producer, type LogEntry } from 'kafkajs';
 import { type Logger } from 'pino';
 import { type EventTransport, retryUntilStopped, type SubscribeOptions, type Subscription, type TransportMessage } from './event-transport';
 
@@ -33,7 +33,7 @@ export class KafkaTransport implements EventTransport {
     });
     // Not idempotent/transactional on purpose: money and effects never depend on
     // Kafka exactly-once; duplicates are absorbed by each consumer's inbox.
-    this.producer = this.kafka.producer({ allowAutoTopicCreation: false });
+    this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
     this.producer.on(this.producer.events.DISCONNECT, () => (this.producerConnected = false));
   }
 

@@ -1,0 +1,33 @@
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { EnvVar } from '@tollgate/config';
+
+/** `npm start`: the whole system in one process. Every variable is optional. */
+export class EmbeddedConfig {
+  @EnvVar({ description: 'HTTP port for the gateway, admin APIs, ledger and sample providers.' })
+  @IsInt() @Min(1) @Max(65535)
+  PORT = 3000;
+
+  @EnvVar({ description: 'Address the HTTP server binds to.' })
+  @IsString()
+  HOST = '127.0.0.1';
+
+  @EnvVar({ description: 'Folder for the embedded PostgreSQL data and demo.json.' })
+  @IsString()
+  DATA_DIR = './data';
+
+  @EnvVar({ description: 'Port of the embedded PostgreSQL engine.' })
+  @IsInt() @Min(1) @Max(65535)
+  EMBEDDED_PG_PORT = 54329;
+
+  @EnvVar({ description: 'Use this PostgreSQL instead of the embedded engine (optional).', type: 'string' })
+  @IsOptional() @Matches(/^postgres(ql)?:\/\//)
+  DATABASE_URL?: string;
+
+  @EnvVar({ description: 'Verification window (ms) before a confirmed call is settled.' })
+  @IsInt() @Min(0)
+  SETTLEMENT_VERIFICATION_WINDOW_MS = 2000;
+
+  @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
+  @IsString()
+  LOG_LEVEL = 'info';
+}

@@ -1,0 +1,105 @@
+/**
+ * Embedded mode (the default, `npm start`): every service module in ONE
+ * process on the in-process transport and an embedded PostgreSQL engine,
+ * plus the sample providers and a demo agent. The services are the very same
+ * modules the distributed apps run; only the transport and database differ.
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Module } from '@nestjs/common';
+import { loadConfig } from '@tollgate/config';
+import { DiscoveryModule, RegisterProviderUseCase } from '@tollgate/discovery-service';
+import { ExecutionModule } from '@tollgate/execution-service';
+import { GatewayModule, ManageIdentitiesUseCase } from '@tollgate/gateway-service';
+import { startNestApp } from '@tollgate/http';
+import { LedgerModule } from '@tollgate/ledger-service';
+import { EventTransportModule, InProcessTransport } from '@tollgate/messaging';
+import { createLogger, HealthModule } from '@tollgate/observability';
+import { PaymentModule } from '@tollgate/payment-service';
+import { ensureDatabase } from '@tollgate/persistence';
+import { SampleProvidersModule, TEXT_TOOLS_PATH } from '@tollgate/sample-providers-service';
+import { SettlementModule } from '@tollgate/settlement-service';
+import { EmbeddedConfig } from './embedded.config';
+import { startEmbeddedPostgres } from './embedded-postgres';
+
+interface DemoFile {
+  mcpUrl: string;
+  credential: string;
+  ledgerUrl: string;
+  adminToken: string;
+  agentId: string;
+}
+
+const logger = createLogger('embedded');
+
+async function main(): Promise<void> {
+  const config = loadConfig(EmbeddedConfig);
+  const dataDir = path.resolve(config.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const demoPath = path.join(dataDir, 'demo.json');
+  const previous: DemoFile | undefined = existsSync(demoPath) ? JSON.parse(readFileSync(demoPath, 'utf8')) : undefined;
+  const adminToken = previous?.adminToken ?? randomBytes(24).toString('base64url');
+
+  const pg = config.DATABASE_URL
+    ? { url: config.DATABASE_URL, stop: async () => undefined }
+    : await startEmbeddedPostgresLogged(dataDir, config.EMBEDDED_PG_PORT);
+  await ensureDatabase(pg.url);
+
+  const base = { databaseUrl: pg.url, outboxPollIntervalMs: 1000 };
+  @Module({
+    imports: [
+      EventTransportModule.forRoot(new InProcessTransport(logger.child({ component: 'in-process-transport' }))),
+      HealthModule,
+      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000 }),
+      DiscoveryModule.register({ ...base, adminToken }),
+      ExecutionModule.register(base),
+      PaymentModule.register(base),
+      SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250 }),
+      LedgerModule.register(base),
+      SampleProvidersModule,
+    ],
+  })
+  class EmbeddedAppModule {}
+
+  const { app, url } = await startNestApp({ service: 'embedded', module: EmbeddedAppModule, host: config.HOST, port: config.PORT, shutdownHooks: false });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight events, flushing outboxes');
+    await app.close();
+    await pg.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  // The sample provider is (re)registered at every start, so the catalog always reflects it.
+  await app.get(RegisterProviderUseCase).execute({ providerId: 'text-tools', endpoint: `${url}${TEXT_TOOLS_PATH}` });
+
+  const demo = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), url, adminToken));
+  writeFileSync(demoPath, JSON.stringify({ ...demo, mcpUrl: `${url}/mcp/demo`, ledgerUrl: `${url}/calls` }, null, 2) + '\n');
+  process.stdout.write(
+    `\nTollgate is running (embedded mode).\n  MCP URL:     ${url}/mcp/demo\n  Credential:  ${demo.credential}\n  Ledger:      ${url}/calls/<intentId>\n  Written to:  ${demoPath}\n\n`,
+  );
+}
+
+function startEmbeddedPostgresLogged(dataDir: string, port: number) {
+  return startEmbeddedPostgres(dataDir, port, (line) => void (line && logger.debug({ component: 'postgres' }, line)));
+}
+
+async function seedDemo(identities: ManageIdentitiesUseCase, url: string, adminToken: string): Promise<DemoFile> {
+  const { ownerId } = await identities.createOwner('Demo owner');
+  const { agentId } = await identities.createAgent(ownerId, 'Demo agent');
+  const { credential } = await identities.issueCredential(agentId);
+  await identities.createMcpUrl('demo');
+  return { mcpUrl: `${url}/mcp/demo`, credential, ledgerUrl: `${url}/calls`, adminToken, agentId };
+}
+
+main().catch((error) => {
+  logger.fatal({ err: error }, 'failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { kafkaBrokerList, loadConfig } from '@tollgate/config';
+import { startNestApp } from '@tollgate/http';
+import { EventTransportModule, KafkaTransport } from '@tollgate/messaging';
+import { createLogger, HealthModule } from '@tollgate/observability';
+import { ExecutionAppConfig, ExecutionModule } from '@tollgate/execution-service';
+
+
+/** Distributed mode: the execution service as its own process, on Kafka and PostgreSQL. */
+async function main(): Promise<void> {
+  const config = loadConfig(ExecutionAppConfig);
+  const transport = new KafkaTransport({ clientId: 'tollgate-execution', brokers: kafkaBrokerList(config.KAFKA_BROKERS), logger: createLogger('execution') });
+
+  @Module({
+    imports: [
+      EventTransportModule.forRoot(transport),
+      HealthModule,
+      ExecutionModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS }),
+    ],
+  })
+  class ExecutionAppModule {}
+
+  await startNestApp({ service: 'execution', module: ExecutionAppModule, host: config.HOST, port: config.PORT });
+}
+
+main().catch((error) => {
+  createLogger('execution').fatal({ err: error }, 'failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { kafkaBrokerList, loadConfig } from '@tollgate/config';
+import { startNestApp } from '@tollgate/http';
+import { EventTransportModule, KafkaTransport } from '@tollgate/messaging';
+import { createLogger, HealthModule } from '@tollgate/observability';
+import { GatewayAppConfig, GatewayModule } from '@tollgate/gateway-service';
+
+
+/** Distributed mode: the gateway service as its own process, on Kafka and PostgreSQL. */
+async function main(): Promise<void> {
+  const config = loadConfig(GatewayAppConfig);
+  const transport = new KafkaTransport({ clientId: 'tollgate-gateway', brokers: kafkaBrokerList(config.KAFKA_BROKERS), logger: createLogger('gateway') });
+
+  @Module({
+    imports: [
+      EventTransportModule.forRoot(transport),
+      HealthModule,
+      GatewayModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, adminToken: config.GATEWAY_ADMIN_TOKEN, callWaitMs: config.GATEWAY_CALL_WAIT_MS, callDeadlineMs: config.GATEWAY_CALL_DEADLINE_MS }),
+    ],
+  })
+  class GatewayAppModule {}
+
+  await startNestApp({ service: 'gateway', module: GatewayAppModule, host: config.HOST, port: config.PORT });
+}
+
+main().catch((error) => {
+  createLogger('gateway').fatal({ err: error }, 'failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,2 @@
+export * from './lib/admin-token.guard';
+export * from './lib/start-nest-app';

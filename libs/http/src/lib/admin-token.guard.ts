@@ -1,0 +1,23 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { timingSafeEqual } from 'node:crypto';
+import { type Request } from 'express';
+
+/** A guard class for one service's admin API: the token comes from that service's options (`adminToken`).
+ * Admin HTTP APIs take `Authorization: Bearer <admin token>` from configuration; compared in constant time. */
+export function adminTokenGuard(optionsToken: symbol): new (...args: never[]) => CanActivate {
+  @Injectable()
+  class AdminTokenGuard implements CanActivate {
+    constructor(@Inject(optionsToken) private readonly options: { adminToken: string }) {}
+
+    canActivate(context: ExecutionContext): boolean {
+      const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
+      const given = Buffer.from(header.replace(/^Bearer\s+/i, ''));
+      const expected = Buffer.from(this.options.adminToken);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new UnauthorizedException({ code: 'ADMIN_TOKEN_INVALID', message: 'A valid admin token is required.' });
+      }
+      return true;
+    }
+  }
+  return AdminTokenGuard;
+}

@@ -1,0 +1,29 @@
+import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createLogger, NestPinoLogger, type Logger } from '@tollgate/observability';
+
+export interface StartOptions {
+  service: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  module: any;
+  host: string;
+  port: number;
+  /** Off when the host orders its own shutdown (embedded mode stops PostgreSQL after the app). */
+  shutdownHooks?: boolean;
+}
+
+/**
+ * Boots a NestJS app the same way for every service: JSON logs, strict DTO
+ * validation, graceful shutdown on SIGTERM/SIGINT (consumers finish, outbox
+ * flushes, then connections close).
+ */
+export async function startNestApp(options: StartOptions): Promise<{ app: INestApplication; logger: Logger; url: string }> {
+  const logger = createLogger(options.service);
+  const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: true });
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  if (options.shutdownHooks !== false) app.enableShutdownHooks();
+  await app.listen(options.port, options.host);
+  const url = `http://${options.host}:${options.port}`;
+  logger.info({ url }, `${options.service} listening`);
+  return { app, logger, url };
+}

@@ -1,0 +1,56 @@
+import { type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { type DataSource } from 'typeorm';
+import { type HealthRegistry, type Logger } from '@tollgate/observability';
+import { type EventTransport } from '../transport/event-transport';
+import { type EventHandler } from '../inbox/event-consumer';
+import { ServiceMessaging } from '../service-messaging';
+
+export interface ServiceEventsSettings {
+  service: string;
+  schema: string;
+  databaseUrl: string;
+  pollIntervalMs: number;
+  dataSource: DataSource;
+  transport: EventTransport;
+  health: HealthRegistry;
+  logger: Logger;
+}
+
+/**
+ * NestJS lifecycle around a service's ServiceMessaging: starts the outbox
+ * relay and the consumers once the app has booted, registers readiness
+ * (database + broker), and on shutdown finishes in-flight events and flushes
+ * the outbox before the transport closes. Each service subclasses it and
+ * lists its handlers; the handlers call that service's use cases.
+ */
+export abstract class ServiceEventsHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private messaging?: ServiceMessaging;
+
+  protected constructor(private readonly settings: ServiceEventsSettings) {}
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  protected abstract consumers(): { name: string; handlers: EventHandler<any>[] }[];
+
+  /** Background work the service runs besides consuming (e.g. a sweeper); started after the consumers. */
+  protected async startBackground(): Promise<void> {}
+  protected async stopBackground(): Promise<void> {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const s = this.settings;
+    this.messaging = new ServiceMessaging({ ...s, consumers: this.consumers() });
+    s.health.register({
+      name: `${s.service}.database`,
+      check: async () => s.dataSource.isInitialized && (await s.dataSource.query('SELECT 1')).length === 1,
+    });
+    s.health.register({ name: `${s.service}.events`, check: async () => this.messaging?.isReady() ?? false });
+    await this.messaging.start();
+    await this.startBackground();
+    s.logger.info({ driver: s.transport.driver }, 'events started');
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stopBackground();
+    await this.messaging?.stop();
+    this.settings.logger.info('events stopped, outbox flushed');
+  }
+}

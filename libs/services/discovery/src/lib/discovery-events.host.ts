@@ -1,0 +1,24 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { EVENT_TRANSPORT, type EventTransport, ServiceEventsHost } from '@tollgate/messaging';
+import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { DISCOVERY, DISCOVERY_OPTIONS } from './discovery.constants';
+import { type DiscoveryOptions } from './discovery.options';
+
+/** Discovery only publishes (the catalog topic); it has no consumers yet. */
+@Injectable()
+export class DiscoveryEventsHost extends ServiceEventsHost {
+  constructor(
+    @InjectDataSource(DISCOVERY) dataSource: DataSource,
+    @Inject(EVENT_TRANSPORT) transport: EventTransport,
+    @Inject(DISCOVERY_OPTIONS) options: DiscoveryOptions,
+    health: HealthRegistry,
+  ) {
+    super({ service: DISCOVERY, schema: DISCOVERY, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(DISCOVERY) });
+  }
+
+  protected consumers() {
+    return [];
+  }
+}

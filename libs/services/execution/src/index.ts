@@ -1,0 +1,4 @@
+export * from './lib/execution.module';
+export * from './lib/execution.datasource-options';
+export { EXECUTION } from './lib/execution.constants';
+export * from './lib/execution-app.config';

@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { CallRequested, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
+import { type ServiceRuntimeOptions } from '@tollgate/config';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
+import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
+import { EXECUTION, EXECUTION_OPTIONS } from './execution.constants';
+import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
+
+@Injectable()
+export class ExecutionEventsHost extends ServiceEventsHost {
+  constructor(
+    @InjectDataSource(EXECUTION) dataSource: DataSource,
+    @Inject(EVENT_TRANSPORT) transport: EventTransport,
+    @Inject(EXECUTION_OPTIONS) options: ServiceRuntimeOptions,
+    health: HealthRegistry,
+    private readonly dispatch: DispatchCallUseCase,
+    private readonly syncBindings: SyncBindingsUseCase,
+  ) {
+    super({ service: EXECUTION, schema: EXECUTION, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(EXECUTION) });
+  }
+
+  protected consumers() {
+    return [
+      // The catalog has its own consumer, so a slow upstream call never delays binding updates.
+      { name: 'execution.catalog', handlers: [on(CatalogToolChanged, ({ manager, payload }) => this.syncBindings.execute(manager, payload))] },
+      {
+        name: 'execution.calls',
+        handlers: [
+          on(CallRequested, async ({ manager, payload: p, envelope, afterCommit }) => {
+            const d = await this.dispatch.record(manager, p.intentId, {
+              request: { toolId: p.toolId, arguments: p.arguments, deadlineAt: p.deadlineAt, ...(p.operationKey ? { operationKey: p.operationKey } : {}) },
+            }, envelope.eventId);
+            if (d) afterCommit(() => this.dispatch.perform(d));
+          }),
+          on(PaymentHeld, async ({ manager, payload: p, envelope, afterCommit }) => {
+            const d = await this.dispatch.record(manager, p.intentId, { holdId: p.holdId }, envelope.eventId);
+            if (d) afterCommit(() => this.dispatch.perform(d));
+          }),
+        ],
+      },
+    ];
+  }
+}

@@ -1,0 +1,8 @@
+import { serviceDataSourceOptions } from '@tollgate/persistence';
+import { type DataSourceOptions } from 'typeorm';
+import { ExecutionInit1764680000000 } from './migrations/1764680000000-execution-init.migration';
+import { EXECUTION } from './execution.constants';
+
+export function executionDataSourceOptions(url: string): DataSourceOptions {
+  return serviceDataSourceOptions({ name: EXECUTION, schema: EXECUTION, url, entities: [], migrations: [ExecutionInit1764680000000] });
+}

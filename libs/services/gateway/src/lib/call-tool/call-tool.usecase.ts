@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { agentErrorResult, type AgentErrorCode, CallRequested, digestOf, isAgentErrorCode, money } from '@tollgate/contracts';
+import { type OutboxWriter } from '@tollgate/messaging';
+import { createLogger, withLogContext } from '@tollgate/observability';
+import { type CallerIdentity } from '../authenticate/authenticate.usecase';
+import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
+import { type GatewayOptions } from '../gateway.options';
+import { CallWaiters } from './call-waiters.service';
+
+interface CallRow {
+  intent_id: string;
+  tool_id: string;
+  price_minor: string;
+  asset: string;
+  provider_id: string | null;
+  attempts: number;
+  classification: string | null;
+  result: { content: Record<string, unknown>[]; structuredContent?: Record<string, unknown>; isError?: boolean } | null;
+  effect: string | null;
+  error: { code: string; message: string; retryable: boolean } | null;
+  settlement: string | null;
+}
+
+export interface ToolCallResult {
+  [key: string]: unknown;
+  content: Record<string, unknown>[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+const logger = createLogger(GATEWAY);
+
+/**
+ * call_tool (G5) and direct calls (G6) share this path: the gateway records
+ * the call and publishes CallRequested in one transaction, then waits for the
+ * outcome the other services publish, and answers with the upstream's
+ * content unchanged plus a receipt.
+ */
+@Injectable()
+export class CallToolUseCase {
+  constructor(
+    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
+    @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
+    @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
+    private readonly waiters: CallWaiters,
+  ) {}
+
+  async execute(caller: CallerIdentity, name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    const [tool]: { tool_id: string; version: number; price_minor: string; asset: string }[] = await this.dataSource.query(
+      `SELECT tool_id, version, price_minor, asset FROM gateway.catalog_tool WHERE name = $1 AND status = 'active'`,
+      [name],
+    );
+    if (!tool) {
+      return agentErrorResult({ code: 'TOOL_NOT_IN_TOOLSET', retryable: false, message: `No tool named "${name}" is available through this URL. Use search_tools to find one.` });
+    }
+    const intentId = randomUUID();
+    return withLogContext({ intentId }, async () => {
+      await this.dataSource.transaction(async (m) => {
+        await m.query(
+          'INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)',
+          [intentId, caller.agentId, caller.mcpUrlId, tool.tool_id, tool.price_minor, tool.asset],
+        );
+        await this.outbox.append(m, CallRequested, {
+          intentId,
+          ownerId: caller.ownerId,
+          agentId: caller.agentId,
+          mcpUrlId: caller.mcpUrlId,
+          toolId: tool.tool_id,
+          toolName: name,
+          contractVersion: tool.version,
+          arguments: args,
+          argumentsHash: digestOf(args),
+          price: money(BigInt(tool.price_minor), tool.asset),
+          deadlineAt: new Date(Date.now() + this.options.callDeadlineMs).toISOString(),
+        });
+      });
+      logger.info({ toolId: tool.tool_id }, 'call requested');
+      return this.awaitOutcome(intentId);
+    });
+  }
+
+  private async awaitOutcome(intentId: string): Promise<ToolCallResult> {
+    const deadline = Date.now() + this.options.callWaitMs;
+    for (;;) {
+      const [row]: CallRow[] = await this.dataSource.query('SELECT * FROM gateway.call WHERE intent_id = $1', [intentId]);
+      if (row && (row.error || (row.effect === 'confirmed' && row.result))) return this.answer(row);
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        return agentErrorResult({
+          code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, retryAfterMs: 1000, intentId,
+          message: 'The call is still running; it has not been charged twice. Check it again later.',
+        });
+      }
+      await this.waiters.next(intentId, Math.min(left, 250));
+    }
+  }
+
+  private answer(row: CallRow): ToolCallResult {
+    const receipt = {
+      intentId: row.intent_id,
+      status: row.error ? 'FAILED' : row.settlement === 'settled' ? 'SETTLED' : 'VERIFYING',
+      toolId: row.tool_id,
+      providerId: row.provider_id,
+      classification: row.classification,
+      attempts: row.attempts,
+      held: { asset: row.asset, amountMinor: row.price_minor },
+      charged: row.settlement === 'settled' ? { asset: row.asset, amountMinor: row.price_minor } : null,
+    };
+    if (row.error) {
+      const code: AgentErrorCode = isAgentErrorCode(row.error.code) ? row.error.code : 'INTERNAL_SERVER_ERROR';
+      const failed = agentErrorResult({ code, retryable: row.error.retryable, message: row.error.message, intentId: row.intent_id });
+      return { ...failed, _meta: { ...failed._meta, 'assay/receipt': receipt } };
+    }
+    const result = row.result!;
+    return {
+      content: result.content,
+      ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
+      ...(result.isError ? { isError: true } : {}),
+      _meta: { 'assay/receipt': receipt },
+    };
+  }
+}

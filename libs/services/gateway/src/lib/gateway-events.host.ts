@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import {
+  CallDispatched, CallRefunded, CallSettled, CatalogToolChanged, EffectConfirmed, EffectRejected, OutcomeUnknown, PaymentRejected, ResultReceived,
+} from '@tollgate/contracts';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
+import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { CallWaiters } from './call-tool/call-waiters.service';
+import { GATEWAY, GATEWAY_OPTIONS } from './gateway.constants';
+import { type GatewayOptions } from './gateway.options';
+import { type CallOutcomeFact, RecordOutcomeUseCase } from './record-outcome/record-outcome.usecase';
+import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
+
+@Injectable()
+export class GatewayEventsHost extends ServiceEventsHost {
+  constructor(
+    @InjectDataSource(GATEWAY) dataSource: DataSource,
+    @Inject(EVENT_TRANSPORT) transport: EventTransport,
+    @Inject(GATEWAY_OPTIONS) options: GatewayOptions,
+    health: HealthRegistry,
+    private readonly outcome: RecordOutcomeUseCase,
+    private readonly catalog: SyncCatalogUseCase,
+    private readonly waiters: CallWaiters,
+  ) {
+    super({ service: GATEWAY, schema: GATEWAY, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(GATEWAY) });
+  }
+
+  protected consumers() {
+    const fold = <P extends { intentId: string }>(toFact: (p: P) => CallOutcomeFact) =>
+      async ({ manager, payload, afterCommit }: { manager: import('typeorm').EntityManager; payload: P; afterCommit(fn: () => void): void }) => {
+        await this.outcome.execute(manager, payload.intentId, toFact(payload));
+        afterCommit(() => this.waiters.notify(payload.intentId));
+      };
+    return [
+      { name: 'gateway.catalog', handlers: [on(CatalogToolChanged, ({ manager, payload }) => this.catalog.execute(manager, payload))] },
+      {
+        name: 'gateway.outcomes',
+        handlers: [
+          on(CallDispatched, fold((p) => ({ kind: 'dispatched', providerId: p.providerId, attempt: p.attempt }))),
+          on(ResultReceived, fold((p) => ({ kind: 'result', providerId: p.providerId, attempt: p.attempt, classification: p.classification, result: p.result }))),
+          on(EffectConfirmed, fold(() => ({ kind: 'confirmed' }))),
+          on(EffectRejected, fold((p) => ({ kind: 'failed', code: p.code, message: p.reason, retryable: false }))),
+          on(PaymentRejected, fold((p) => ({ kind: 'failed', code: p.code, message: p.message, retryable: p.retryable }))),
+          on(OutcomeUnknown, fold(() => ({
+            kind: 'failed', code: 'IDEMPOTENCY_RESULT_UNAVAILABLE', retryable: false,
+            message: 'The provider did not confirm the outcome. The call will be reconciled before any new purchase.',
+          }))),
+          on(CallSettled, fold(() => ({ kind: 'settled' }))),
+          on(CallRefunded, fold(() => ({ kind: 'refunded' }))),
+        ],
+      },
+    ];
+  }
+}

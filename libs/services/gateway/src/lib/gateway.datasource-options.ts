@@ -1,0 +1,8 @@
+import { serviceDataSourceOptions } from '@tollgate/persistence';
+import { type DataSourceOptions } from 'typeorm';
+import { GatewayInit1764680000000 } from './migrations/1764680000000-gateway-init.migration';
+import { GATEWAY } from './gateway.constants';
+
+export function gatewayDataSourceOptions(url: string): DataSourceOptions {
+  return serviceDataSourceOptions({ name: GATEWAY, schema: GATEWAY, url, entities: [], migrations: [GatewayInit1764680000000] });
+}

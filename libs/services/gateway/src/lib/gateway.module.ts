@@ -1,0 +1,39 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { OutboxWriter } from '@tollgate/messaging';
+import { serviceDatabaseModule } from '@tollgate/persistence';
+import { AdminController } from './admin/admin.controller';
+import { ManageIdentitiesUseCase } from './admin/manage-identities.usecase';
+import { AuthenticateUseCase } from './authenticate/authenticate.usecase';
+import { CallToolUseCase } from './call-tool/call-tool.usecase';
+import { CallWaiters } from './call-tool/call-waiters.service';
+import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from './gateway.constants';
+import { gatewayDataSourceOptions } from './gateway.datasource-options';
+import { GatewayEventsHost } from './gateway-events.host';
+import { type GatewayOptions } from './gateway.options';
+import { McpController } from './mcp/mcp.controller';
+import { RecordOutcomeUseCase } from './record-outcome/record-outcome.usecase';
+import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
+
+/** Gateway: agents, credentials, MCP URLs, the MCP surface. Emits CallRequested; consumes catalog and call-outcome events. */
+@Module({})
+export class GatewayModule {
+  static register(options: GatewayOptions): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [serviceDatabaseModule(GATEWAY, () => gatewayDataSourceOptions(options.databaseUrl))],
+      controllers: [McpController, AdminController],
+      providers: [
+        { provide: GATEWAY_OPTIONS, useValue: options },
+        { provide: GATEWAY_OUTBOX, useValue: new OutboxWriter(GATEWAY, GATEWAY) },
+        ManageIdentitiesUseCase,
+        AuthenticateUseCase,
+        CallToolUseCase,
+        CallWaiters,
+        RecordOutcomeUseCase,
+        SyncCatalogUseCase,
+        GatewayEventsHost,
+      ],
+      exports: [ManageIdentitiesUseCase],
+    };
+  }
+}

@@ -1,0 +1,9 @@
+import { type ServiceRuntimeOptions } from '@tollgate/config';
+
+export interface GatewayOptions extends ServiceRuntimeOptions {
+  adminToken: string;
+  /** How long call_tool waits for the call's outcome before answering that it is still running. */
+  callWaitMs: number;
+  /** The absolute deadline given to each call (R6: at most 30 s). */
+  callDeadlineMs: number;
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
+import { type UpstreamResultDto } from '@tollgate/contracts';
+
+export type CallOutcomeFact =
+  | { kind: 'dispatched'; providerId: string; attempt: number }
+  | { kind: 'result'; providerId: string; attempt: number; classification: string; result: UpstreamResultDto }
+  | { kind: 'confirmed' }
+  | { kind: 'failed'; code: string; message: string; retryable: boolean }
+  | { kind: 'settled' | 'refunded' };
+
+/** Folds the other services' events about a call into the gateway's call row. */
+@Injectable()
+export class RecordOutcomeUseCase {
+  async execute(manager: EntityManager, intentId: string, fact: CallOutcomeFact): Promise<void> {
+    switch (fact.kind) {
+      case 'dispatched':
+        await manager.query('UPDATE gateway.call SET provider_id = $2, attempts = GREATEST(attempts, $3), updated_at = now() WHERE intent_id = $1', [intentId, fact.providerId, fact.attempt]);
+        return;
+      case 'result':
+        await manager.query(
+          'UPDATE gateway.call SET provider_id = $2, attempts = GREATEST(attempts, $3), classification = $4, result = $5, updated_at = now() WHERE intent_id = $1',
+          [intentId, fact.providerId, fact.attempt, fact.classification, JSON.stringify(fact.result)],
+        );
+        return;
+      case 'confirmed':
+        await manager.query(`UPDATE gateway.call SET effect = 'confirmed', updated_at = now() WHERE intent_id = $1`, [intentId]);
+        return;
+      case 'failed':
+        await manager.query(
+          'UPDATE gateway.call SET error = $2, updated_at = now() WHERE intent_id = $1 AND error IS NULL',
+          [intentId, JSON.stringify({ code: fact.code, message: fact.message, retryable: fact.retryable })],
+        );
+        return;
+      default:
+        await manager.query('UPDATE gateway.call SET settlement = $2, updated_at = now() WHERE intent_id = $1', [intentId, fact.kind]);
+    }
+  }
+}

@@ -1,0 +1,4 @@
+export * from './lib/ledger.module';
+export * from './lib/ledger.datasource-options';
+export { LEDGER } from './lib/ledger.constants';
+export * from './lib/ledger-app.config';

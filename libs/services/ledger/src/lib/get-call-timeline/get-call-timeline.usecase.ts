@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { contradictions, deriveCallStatus } from '@tollgate/call-ledger';
+import { LEDGER } from '../ledger.constants';
+
+export interface TimelineEntry {
+  eventId: string;
+  type: string;
+  producer: string;
+  occurredAt: string;
+  recordedAt: string;
+  details: Record<string, unknown>;
+}
+
+export interface CallTimeline {
+  intentId: string;
+  status: string;
+  contradictions: string[];
+  timeline: TimelineEntry[];
+}
+
+/** Heavy or agent-supplied fields are left out of the finance view (the result itself, the arguments). */
+const OMITTED = new Set(['result', 'arguments']);
+
+@Injectable()
+export class GetCallTimelineUseCase {
+  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
+
+  async execute(intentId: string): Promise<CallTimeline | undefined> {
+    const rows: { event_id: string; type: string; producer: string; occurred_at: Date; recorded_at: Date; payload: Record<string, unknown> }[] =
+      await this.dataSource.query(
+        'SELECT event_id, type, producer, occurred_at, recorded_at, payload FROM ledger.timeline_entry WHERE intent_id = $1 ORDER BY occurred_at, recorded_at',
+        [intentId],
+      );
+    if (rows.length === 0) return undefined;
+    const types = rows.map((r) => r.type);
+    return {
+      intentId,
+      status: deriveCallStatus(types) ?? 'unknown',
+      contradictions: contradictions(types),
+      timeline: rows.map((r) => ({
+        eventId: r.event_id,
+        type: r.type,
+        producer: r.producer,
+        occurredAt: r.occurred_at.toISOString(),
+        recordedAt: r.recorded_at.toISOString(),
+        details: Object.fromEntries(Object.entries(r.payload).filter(([k]) => !OMITTED.has(k))),
+      })),
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { CallLifeEvents, type EventDefinition } from '@tollgate/contracts';
+import { type ServiceRuntimeOptions } from '@tollgate/config';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
+import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { LEDGER, LEDGER_OPTIONS } from './ledger.constants';
+import { RecordTimelineUseCase } from './record-timeline/record-timeline.usecase';
+
+@Injectable()
+export class LedgerEventsHost extends ServiceEventsHost {
+  constructor(
+    @InjectDataSource(LEDGER) dataSource: DataSource,
+    @Inject(EVENT_TRANSPORT) transport: EventTransport,
+    @Inject(LEDGER_OPTIONS) options: ServiceRuntimeOptions,
+    health: HealthRegistry,
+    private readonly record: RecordTimelineUseCase,
+  ) {
+    super({ service: LEDGER, schema: LEDGER, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(LEDGER) });
+  }
+
+  protected consumers() {
+    return [
+      {
+        name: 'ledger.timeline',
+        handlers: (CallLifeEvents as readonly EventDefinition<{ intentId: string }>[]).map((event) =>
+          on(event, ({ manager, envelope, payload }) => this.record.execute(manager, event, envelope, payload.intentId)),
+        ),
+      },
+    ];
+  }
+}

@@ -1,0 +1,2 @@
+export const LEDGER = 'ledger';
+export const LEDGER_OPTIONS = Symbol('LEDGER_OPTIONS');

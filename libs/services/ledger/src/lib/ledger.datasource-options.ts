@@ -1,0 +1,8 @@
+import { serviceDataSourceOptions } from '@tollgate/persistence';
+import { type DataSourceOptions } from 'typeorm';
+import { LedgerInit1764680000000 } from './migrations/1764680000000-ledger-init.migration';
+import { LEDGER } from './ledger.constants';
+
+export function ledgerDataSourceOptions(url: string): DataSourceOptions {
+  return serviceDataSourceOptions({ name: LEDGER, schema: LEDGER, url, entities: [], migrations: [LedgerInit1764680000000] });
+}

@@ -1,0 +1,37 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { CallRefunded, CallRequested, CallSettled } from '@tollgate/contracts';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
+import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { type ServiceRuntimeOptions } from '@tollgate/config';
+import { PAYMENT, PAYMENT_OPTIONS } from './payment.constants';
+import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
+import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
+
+@Injectable()
+export class PaymentEventsHost extends ServiceEventsHost {
+  constructor(
+    @InjectDataSource(PAYMENT) dataSource: DataSource,
+    @Inject(EVENT_TRANSPORT) transport: EventTransport,
+    @Inject(PAYMENT_OPTIONS) options: ServiceRuntimeOptions,
+    health: HealthRegistry,
+    private readonly placeHold: PlaceHoldUseCase,
+    private readonly resolveHold: ResolveHoldUseCase,
+  ) {
+    super({ service: PAYMENT, schema: PAYMENT, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(PAYMENT) });
+  }
+
+  protected consumers() {
+    return [
+      {
+        name: 'payment',
+        handlers: [
+          on(CallRequested, ({ manager, payload, envelope }) => this.placeHold.execute(manager, payload, envelope.eventId)),
+          on(CallSettled, ({ manager, payload }) => this.resolveHold.execute(manager, payload.holdId, 'posted')),
+          on(CallRefunded, ({ manager, payload }) => this.resolveHold.execute(manager, payload.holdId, 'voided')),
+        ],
+      },
+    ];
+  }
+}

@@ -1,0 +1,3 @@
+export const PAYMENT = 'payment';
+export const PAYMENT_OPTIONS = Symbol('PAYMENT_OPTIONS');
+export const PAYMENT_OUTBOX = Symbol('PAYMENT_OUTBOX');

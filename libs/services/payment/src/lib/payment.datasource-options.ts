@@ -1,0 +1,8 @@
+import { serviceDataSourceOptions } from '@tollgate/persistence';
+import { type DataSourceOptions } from 'typeorm';
+import { PaymentInit1764680000000 } from './migrations/1764680000000-payment-init.migration';
+import { PAYMENT } from './payment.constants';
+
+export function paymentDataSourceOptions(url: string): DataSourceOptions {
+  return serviceDataSourceOptions({ name: PAYMENT, schema: PAYMENT, url, entities: [], migrations: [PaymentInit1764680000000] });
+}

@@ -1,0 +1,2 @@
+export * from './lib/sample-providers.module';
+export * from './lib/text-tools.server';

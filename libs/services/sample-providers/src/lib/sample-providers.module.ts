@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { SampleProvidersController } from './sample-providers.controller';
+
+/** Real upstream MCP servers for the demo and the tests; owns nothing, emits and consumes no events. */
+@Module({ controllers: [SampleProvidersController] })
+export class SampleProvidersModule {}
+
+export const TEXT_TOOLS_PATH = '/providers/text-tools/mcp';

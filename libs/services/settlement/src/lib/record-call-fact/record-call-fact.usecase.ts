@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
+import { CallRefunded, money } from '@tollgate/contracts';
+import { type OutboxWriter } from '@tollgate/messaging';
+import { SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from '../settlement.constants';
+import { type SettlementOptions } from '../settlement.options';
+
+export type CallFact =
+  | { kind: 'held'; holdId: string; amountMinor: string; asset: string }
+  | { kind: 'dispatched'; providerId: string }
+  | { kind: 'confirmed' }
+  | { kind: 'rejected'; reason: string };
+
+/**
+ * Records one fact about a call. A confirmed effect opens the verification
+ * window (closed later by CloseVerificationUseCase); a rejected effect is
+ * refunded as soon as the hold is known.
+ */
+@Injectable()
+export class RecordCallFactUseCase {
+  constructor(
+    @Inject(SETTLEMENT_OUTBOX) private readonly outbox: OutboxWriter,
+    @Inject(SETTLEMENT_OPTIONS) private readonly options: SettlementOptions,
+  ) {}
+
+  async execute(manager: EntityManager, intentId: string, fact: CallFact, causationId: string): Promise<void> {
+    await manager.query('INSERT INTO settlement.verification (intent_id) VALUES ($1) ON CONFLICT DO NOTHING', [intentId]);
+    switch (fact.kind) {
+      case 'held':
+        await manager.query('UPDATE settlement.verification SET hold_id = $2, amount_minor = $3, asset = $4 WHERE intent_id = $1', [intentId, fact.holdId, fact.amountMinor, fact.asset]);
+        break;
+      case 'dispatched':
+        await manager.query('UPDATE settlement.verification SET provider_id = $2 WHERE intent_id = $1', [intentId, fact.providerId]);
+        break;
+      case 'confirmed':
+        await manager.query(
+          `UPDATE settlement.verification SET effect = 'confirmed', due_at = now() + ($2::int * interval '1 millisecond') WHERE intent_id = $1 AND effect IS NULL`,
+          [intentId, this.options.verificationWindowMs],
+        );
+        break;
+      case 'rejected':
+        await manager.query(`UPDATE settlement.verification SET effect = 'rejected', reason = $2 WHERE intent_id = $1 AND effect IS NULL`, [intentId, fact.reason]);
+        break;
+    }
+    await this.refundIfRejected(manager, intentId, causationId);
+  }
+
+  private async refundIfRejected(manager: EntityManager, intentId: string, causationId: string): Promise<void> {
+    const rows: { hold_id: string; amount_minor: string; asset: string; reason: string }[] = await manager.query(
+      `UPDATE settlement.verification SET state = 'refunded', closed_at = now()
+        WHERE intent_id = $1 AND state = 'open' AND effect = 'rejected' AND hold_id IS NOT NULL
+        RETURNING hold_id, amount_minor, asset, reason`,
+      [intentId],
+    );
+    for (const r of rows) {
+      await this.outbox.append(manager, CallRefunded, { intentId, holdId: r.hold_id, amount: money(BigInt(r.amount_minor), r.asset), reason: r.reason }, { causationId });
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { CallDispatched, EffectConfirmed, EffectRejected, PaymentHeld } from '@tollgate/contracts';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
+import { createLogger, HealthRegistry, type Logger } from '@tollgate/observability';
+import { CloseVerificationUseCase } from './close-verification/close-verification.usecase';
+import { RecordCallFactUseCase } from './record-call-fact/record-call-fact.usecase';
+import { SETTLEMENT, SETTLEMENT_OPTIONS } from './settlement.constants';
+import { type SettlementOptions } from './settlement.options';
+
+@Injectable()
+export class SettlementEventsHost extends ServiceEventsHost {
+  private timer?: NodeJS.Timeout;
+  private sweeping?: Promise<void>;
+  private readonly log: Logger;
+
+  constructor(
+    @InjectDataSource(SETTLEMENT) dataSource: DataSource,
+    @Inject(EVENT_TRANSPORT) transport: EventTransport,
+    @Inject(SETTLEMENT_OPTIONS) private readonly options: SettlementOptions,
+    health: HealthRegistry,
+    private readonly record: RecordCallFactUseCase,
+    private readonly close: CloseVerificationUseCase,
+  ) {
+    const logger = createLogger(SETTLEMENT);
+    super({ service: SETTLEMENT, schema: SETTLEMENT, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger });
+    this.log = logger;
+  }
+
+  protected consumers() {
+    return [
+      {
+        name: 'settlement',
+        handlers: [
+          on(PaymentHeld, ({ manager, payload: p, envelope }) =>
+            this.record.execute(manager, p.intentId, { kind: 'held', holdId: p.holdId, amountMinor: p.amount.amountMinor, asset: p.amount.asset }, envelope.eventId)),
+          on(CallDispatched, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'dispatched', providerId: p.providerId }, envelope.eventId)),
+          on(EffectConfirmed, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'confirmed' }, envelope.eventId)),
+          on(EffectRejected, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'rejected', reason: p.code }, envelope.eventId)),
+        ],
+      },
+    ];
+  }
+
+  protected override async startBackground(): Promise<void> {
+    const tick = () => {
+      this.sweeping = this.close
+        .execute()
+        .then(() => undefined)
+        .catch((err) => this.log.warn({ err }, 'verification sweep failed'))
+        .finally(() => {
+          if (this.timer) this.timer = setTimeout(tick, this.options.sweepIntervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.options.sweepIntervalMs);
+  }
+
+  protected override async stopBackground(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.sweeping;
+  }
+}

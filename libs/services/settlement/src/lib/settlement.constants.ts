@@ -1,0 +1,3 @@
+export const SETTLEMENT = 'settlement';
+export const SETTLEMENT_OPTIONS = Symbol('SETTLEMENT_OPTIONS');
+export const SETTLEMENT_OUTBOX = Symbol('SETTLEMENT_OUTBOX');

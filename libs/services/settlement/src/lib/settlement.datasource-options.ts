@@ -1,0 +1,8 @@
+import { serviceDataSourceOptions } from '@tollgate/persistence';
+import { type DataSourceOptions } from 'typeorm';
+import { SettlementInit1764680000000 } from './migrations/1764680000000-settlement-init.migration';
+import { SETTLEMENT } from './settlement.constants';
+
+export function settlementDataSourceOptions(url: string): DataSourceOptions {
+  return serviceDataSourceOptions({ name: SETTLEMENT, schema: SETTLEMENT, url, entities: [], migrations: [SettlementInit1764680000000] });
+}
