@@ -10,7 +10,7 @@ import { DiscoveryAppConfig, DiscoveryModule } from '@tollgate/discovery-service
 /** Distributed mode: the discovery service as its own process, on Kafka and PostgreSQL. */
 async function main(): Promise<void> {
   const config = loadConfig(DiscoveryAppConfig);
-  const transport = new KafkaTransport({ clientId: 'tollgate-discovery', brokers: kafkaBrokerList(config.KAFKA_BROKERS), logger: createLogger('discovery') });
+  const transport = new KafkaTransport({ clientId: 'tollgate-discovery', brokers: kafkaBrokerList(config.KAFKA_BROKERS), topicPrefix: config.KAFKA_TOPIC_PREFIX, logger: createLogger('discovery') });
 
   @Module({
     imports: [

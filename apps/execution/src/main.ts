@@ -10,7 +10,7 @@ import { ExecutionAppConfig, ExecutionModule } from '@tollgate/execution-service
 /** Distributed mode: the execution service as its own process, on Kafka and PostgreSQL. */
 async function main(): Promise<void> {
   const config = loadConfig(ExecutionAppConfig);
-  const transport = new KafkaTransport({ clientId: 'tollgate-execution', brokers: kafkaBrokerList(config.KAFKA_BROKERS), logger: createLogger('execution') });
+  const transport = new KafkaTransport({ clientId: 'tollgate-execution', brokers: kafkaBrokerList(config.KAFKA_BROKERS), topicPrefix: config.KAFKA_TOPIC_PREFIX, logger: createLogger('execution') });
 
   @Module({
     imports: [

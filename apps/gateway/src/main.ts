@@ -10,7 +10,7 @@ import { GatewayAppConfig, GatewayModule } from '@tollgate/gateway-service';
 /** Distributed mode: the gateway service as its own process, on Kafka and PostgreSQL. */
 async function main(): Promise<void> {
   const config = loadConfig(GatewayAppConfig);
-  const transport = new KafkaTransport({ clientId: 'tollgate-gateway', brokers: kafkaBrokerList(config.KAFKA_BROKERS), logger: createLogger('gateway') });
+  const transport = new KafkaTransport({ clientId: 'tollgate-gateway', brokers: kafkaBrokerList(config.KAFKA_BROKERS), topicPrefix: config.KAFKA_TOPIC_PREFIX, logger: createLogger('gateway') });
 
   @Module({
     imports: [

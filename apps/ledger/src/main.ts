@@ -10,7 +10,7 @@ import { LedgerAppConfig, LedgerModule } from '@tollgate/ledger-service';
 /** Distributed mode: the ledger service as its own process, on Kafka and PostgreSQL. */
 async function main(): Promise<void> {
   const config = loadConfig(LedgerAppConfig);
-  const transport = new KafkaTransport({ clientId: 'tollgate-ledger', brokers: kafkaBrokerList(config.KAFKA_BROKERS), logger: createLogger('ledger') });
+  const transport = new KafkaTransport({ clientId: 'tollgate-ledger', brokers: kafkaBrokerList(config.KAFKA_BROKERS), topicPrefix: config.KAFKA_TOPIC_PREFIX, logger: createLogger('ledger') });
 
   @Module({
     imports: [

@@ -10,7 +10,7 @@ import { PaymentAppConfig, PaymentModule } from '@tollgate/payment-service';
 /** Distributed mode: the payment service as its own process, on Kafka and PostgreSQL. */
 async function main(): Promise<void> {
   const config = loadConfig(PaymentAppConfig);
-  const transport = new KafkaTransport({ clientId: 'tollgate-payment', brokers: kafkaBrokerList(config.KAFKA_BROKERS), logger: createLogger('payment') });
+  const transport = new KafkaTransport({ clientId: 'tollgate-payment', brokers: kafkaBrokerList(config.KAFKA_BROKERS), topicPrefix: config.KAFKA_TOPIC_PREFIX, logger: createLogger('payment') });
 
   @Module({
     imports: [

@@ -10,7 +10,7 @@ import { SettlementAppConfig, SettlementModule } from '@tollgate/settlement-serv
 /** Distributed mode: the settlement service as its own process, on Kafka and PostgreSQL. */
 async function main(): Promise<void> {
   const config = loadConfig(SettlementAppConfig);
-  const transport = new KafkaTransport({ clientId: 'tollgate-settlement', brokers: kafkaBrokerList(config.KAFKA_BROKERS), logger: createLogger('settlement') });
+  const transport = new KafkaTransport({ clientId: 'tollgate-settlement', brokers: kafkaBrokerList(config.KAFKA_BROKERS), topicPrefix: config.KAFKA_TOPIC_PREFIX, logger: createLogger('settlement') });
 
   @Module({
     imports: [

@@ -4,16 +4,17 @@ import { TopicSpecs } from '@tollgate/contracts';
 
 async function main(): Promise<void> {
   const brokers = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(',');
+  const prefix = process.env['KAFKA_TOPIC_PREFIX'] ?? '';
   const admin = new Kafka({ clientId: 'tollgate-ops', brokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const missing = TopicSpecs.filter((t) => !existing.has(t.name));
+    const missing = TopicSpecs.filter((t) => !existing.has(prefix + t.name));
     if (missing.length > 0) {
       await admin.createTopics({
         waitForLeaders: true,
         topics: missing.map((t) => ({
-          topic: t.name,
+          topic: prefix + t.name,
           numPartitions: t.partitions,
           replicationFactor: Number(process.env['KAFKA_REPLICATION_FACTOR'] ?? 1),
           configEntries: [

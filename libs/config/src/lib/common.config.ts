@@ -11,6 +11,10 @@ export class CommonConfig {
   @Matches(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, { message: 'must be host:port[,host:port...]' })
   KAFKA_BROKERS = '127.0.0.1:9092';
 
+  @EnvVar({ description: 'Optional prefix for every Kafka topic and consumer group (to share one cluster between environments).', example: '' })
+  @Matches(/^([a-z0-9][a-z0-9-]*\.)?$/, { message: 'must be empty or like "ci-42."' })
+  KAFKA_TOPIC_PREFIX = '';
+
   @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';

@@ -88,3 +88,12 @@ export async function dropDatabase(url: string): Promise<void> {
     await client.end();
   }
 }
+
+/**
+ * Rows of a raw `UPDATE/DELETE ... RETURNING` through TypeORM, which returns
+ * `[rows, affectedCount]` for those statements but plain rows for SELECT/INSERT.
+ */
+export function returnedRows<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}

@@ -6,6 +6,11 @@ export interface KafkaTransportOptions {
   clientId: string;
   brokers: string[];
   logger: Logger;
+  /**
+   * Prepended to every topic name on the wire, so several environments (CI runs, developers)
+   * can share one cluster. Services still see the contract's topic names.
+   */
+  topicPrefix?: string;
   /** How long `subscribe` waits for the group join before failing. */
   joinTimeoutMs?: number;
 }
@@ -18,7 +23,10 @@ export class KafkaTransport implements EventTransport {
   private readonly consumers = new Map<Consumer, { healthy: boolean }>();
   private producerConnected = false;
 
+  private readonly prefix: string;
+
   constructor(private readonly options: KafkaTransportOptions) {
+    this.prefix = options.topicPrefix ?? '';
     const log = options.logger.child({ component: 'kafkajs' });
     this.kafka = new Kafka({
       clientId: options.clientId,
@@ -45,7 +53,10 @@ export class KafkaTransport implements EventTransport {
   async publish(messages: readonly TransportMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const byTopic = new Map<string, TransportMessage[]>();
-    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    for (const m of messages) {
+      const wire = this.prefix + m.topic;
+      byTopic.set(wire, [...(byTopic.get(wire) ?? []), m]);
+    }
     await this.producer.sendBatch({
       acks: -1,
       topicMessages: [...byTopic].map(([topic, ms]) => ({
@@ -57,7 +68,7 @@ export class KafkaTransport implements EventTransport {
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     const consumer = this.kafka.consumer({
-      groupId: options.groupId,
+      groupId: this.prefix + options.groupId,
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
       rebalanceTimeout: 10_000,
@@ -83,12 +94,12 @@ export class KafkaTransport implements EventTransport {
       this.options.logger.error({ err: e.payload.error, groupId: options.groupId }, 'consumer crashed; kafkajs restarts it');
     });
     await consumer.connect();
-    await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning });
+    await consumer.subscribe({ topics: options.topics.map((t) => this.prefix + t), fromBeginning: options.fromBeginning });
     await consumer.run({
       partitionsConsumedConcurrently: 3,
       eachMessage: async ({ topic, partition, message }) => {
         const delivered = {
-          topic,
+          topic: topic.slice(this.prefix.length),
           partition,
           offset: message.offset,
           key: message.key?.toString() ?? '',

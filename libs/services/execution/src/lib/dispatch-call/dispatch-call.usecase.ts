@@ -6,6 +6,7 @@ import {
 } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
+import { returnedRows } from '@tollgate/persistence';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
 import { checkResult } from './check-result';
@@ -139,10 +140,10 @@ export class DispatchCallUseCase {
 
   private async complete(d: Dispatch, status: 'result_received' | 'outcome_unknown', write: (m: EntityManager) => Promise<void>): Promise<void> {
     await this.dataSource.transaction(async (m) => {
-      const updated: unknown[] = await m.query(
+      const updated = returnedRows(await m.query(
         `UPDATE execution.dispatch_attempt SET status = $3, completed_at = now() WHERE intent_id = $1 AND attempt = $2 AND status = 'dispatched' RETURNING 1`,
         [d.intentId, d.attempt, status],
-      );
+      ));
       if (updated.length === 1) await write(m);
     });
   }

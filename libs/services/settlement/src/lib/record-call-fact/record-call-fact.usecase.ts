@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { CallRefunded, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
+import { returnedRows } from '@tollgate/persistence';
 import { SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from '../settlement.constants';
 import { type SettlementOptions } from '../settlement.options';
 
@@ -46,12 +47,12 @@ export class RecordCallFactUseCase {
   }
 
   private async refundIfRejected(manager: EntityManager, intentId: string, causationId: string): Promise<void> {
-    const rows: { hold_id: string; amount_minor: string; asset: string; reason: string }[] = await manager.query(
+    const rows = returnedRows<{ hold_id: string; amount_minor: string; asset: string; reason: string }>(await manager.query(
       `UPDATE settlement.verification SET state = 'refunded', closed_at = now()
         WHERE intent_id = $1 AND state = 'open' AND effect = 'rejected' AND hold_id IS NOT NULL
         RETURNING hold_id, amount_minor, asset, reason`,
       [intentId],
-    );
+    ));
     for (const r of rows) {
       await this.outbox.append(manager, CallRefunded, { intentId, holdId: r.hold_id, amount: money(BigInt(r.amount_minor), r.asset), reason: r.reason }, { causationId });
     }

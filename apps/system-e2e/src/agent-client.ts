@@ -1,0 +1,72 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startProcess, type RunningProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import path from 'node:path';
+
+/** An agent as a real MCP client (the official SDK) over Streamable HTTP with its bearer credential. */
+export async function connectAgent(mcpUrl: string, credential: string): Promise<Client> {
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${credential}` } } }));
+  return client;
+}
+
+/** call_tool, retried only while the catalog read model has not yet seen the tool. */
+export async function callToolWhenListed(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return waitFor(`tool ${name} to be callable`, async () => {
+    const r = (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } })) as CallToolResult;
+    const code = (r._meta?.['assay/error'] as { code?: string } | undefined)?.code;
+    return code === 'TOOL_NOT_IN_TOOLSET' ? undefined : r;
+  }, 30_000, 300);
+}
+
+/** `@modelcontextprotocol/server-everything` over Streamable HTTP: the real upstream of the issue's call. */
+export function startEverythingServer(port: number): RunningProcess {
+  const entry = path.join(WORKSPACE_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+  return startProcess('server-everything', process.execPath, [entry, 'streamableHttp'], { PORT: String(port) });
+}
+
+export async function postJson(url: string, body: unknown, token: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+export interface Timeline {
+  status: string;
+  contradictions: string[];
+  timeline: { type: string; producer: string; occurredAt: string; eventId: string }[];
+}
+
+/** `callsUrl` is the ledger's `/calls` endpoint. */
+export async function timelineWhen(callsUrl: string, intentId: string, done: (t: Timeline) => boolean): Promise<Timeline> {
+  return waitFor(`ledger timeline of ${intentId}`, async () => {
+    const res = await fetch(`${callsUrl}/${intentId}`);
+    if (res.status !== 200) return undefined;
+    const t = (await res.json()) as Timeline;
+    return done(t) ? t : undefined;
+  }, 30_000, 200);
+}
+
+/** The assertions of issue 2 point 6 on one call's ledger timeline (B4: three separate durable facts). */
+export function expectThreeSeparateFacts(t: Timeline): void {
+  const one = (type: string) => {
+    const entries = t.timeline.filter((e) => e.type === type);
+    expect(entries).toHaveLength(1);
+    return entries[0]!;
+  };
+  const requested = one('CallRequested');
+  const held = one('PaymentHeld');
+  const dispatched = one('CallDispatched');
+  const received = one('ResultReceived');
+  const confirmed = one('EffectConfirmed');
+  expect(requested.producer).toBe('gateway');
+  expect(held.producer).toBe('payment');
+  for (const e of [dispatched, received, confirmed]) expect(e.producer).toBe('execution');
+  expect(new Set([dispatched.eventId, received.eventId, confirmed.eventId]).size).toBe(3);
+  const at = (e: { occurredAt: string }) => Date.parse(e.occurredAt);
+  expect(at(requested)).toBeLessThanOrEqual(at(held));
+  expect(at(held)).toBeLessThanOrEqual(at(dispatched));
+  expect(at(dispatched)).toBeLessThanOrEqual(at(received));
+  expect(at(received)).toBeLessThanOrEqual(at(confirmed));
+  expect(t.contradictions).toEqual([]);
+}
