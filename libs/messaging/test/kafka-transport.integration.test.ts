@@ -1,5 +1,6 @@
 import { createLogger } from '@tollgate/observability';
-import { describeTransportContract, ensureTopics, TEST_KAFKA_BROKERS, uniqueName } from '@tollgate/testing';
+import { ensureTopics, TEST_KAFKA_BROKERS, uniqueName } from '@tollgate/testing';
+import { describeTransportContract } from './transport-contract';
 import { KafkaTransport } from '../src';
 
 jest.setTimeout(60_000);

@@ -1,4 +1,3 @@
 export * from './lib/infra';
 export * from './lib/wait-for';
 export * from './lib/processes';
-export * from './lib/transport-contract';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type DeliveredMessage, type EventTransport } from '@tollgate/messaging';
-import { waitFor } from './wait-for';
+import { waitFor } from '@tollgate/testing';
+import { type DeliveredMessage, type EventTransport } from '../src';
 
 /**
  * The delivery contract every EventTransport driver must keep (see

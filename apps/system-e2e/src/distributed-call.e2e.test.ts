@@ -1,0 +1,93 @@
+/**
+ * Issue 2, point 6 (B3, B4): every service as its own process on the real
+ * Kafka broker and PostgreSQL; an agent (official MCP SDK client) calls
+ * call_tool for server-everything's `echo`; the ledger shows dispatched,
+ * result-received and effect-confirmed as separate facts.
+ */
+import { randomBytes } from 'node:crypto';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { TopicSpecs } from '@tollgate/contracts';
+import { createTestDatabase, ensureTopics, freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
+import { callToolWhenListed, connectAgent, expectThreeSeparateFacts, postJson, startEverythingServer, timelineWhen } from './agent-client';
+
+jest.setTimeout(240_000);
+
+const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger'] as const;
+
+describe('distributed mode: one call through every service, each its own process', () => {
+  const processes: RunningProcess[] = [];
+  const ports: Record<string, number> = {};
+  const adminToken = randomBytes(18).toString('base64url');
+  let db: { url: string; drop(): Promise<void> };
+  let agent: Client;
+  let credential: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tollgate_e2e');
+    // A topic namespace of its own: this run never sees another run's events on the shared broker.
+    const prefix = `e2e-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}.`;
+    await ensureTopics(TopicSpecs.map((t) => prefix + t.name));
+    const everythingPort = await freePort();
+    processes.push(startEverythingServer(everythingPort));
+    for (const s of SERVICES) ports[s] = await freePort();
+    const env = (s: string) => ({
+      PORT: String(ports[s]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
+      GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+    });
+    for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s}/src/main.ts`, [], env(s)));
+    await Promise.all(
+      SERVICES.map((s) =>
+        waitFor(`${s} ready`, async () => (await fetch(`http://127.0.0.1:${ports[s]}/health/ready`)).status === 200, 120_000, 250).catch((e) => {
+          const p = processes.find((x) => x.name === s);
+          throw new Error(`${String(e)}\n${p?.output().slice(-3000)}`);
+        }),
+      ),
+    );
+    await processes[0]!.waitForOutput(/listening on port/i);
+
+    const gw = `http://127.0.0.1:${ports['gateway']}`;
+    const owner = await postJson(`${gw}/admin/owners`, { name: 'E2E owner' }, adminToken);
+    const agentRow = await postJson(`${gw}/admin/owners/${owner.json['ownerId']}/agents`, { name: 'E2E agent' }, adminToken);
+    const cred = await postJson(`${gw}/admin/agents/${agentRow.json['agentId']}/credentials`, {}, adminToken);
+    credential = cred.json['credential'] as string;
+    expect((await postJson(`${gw}/admin/mcp-urls`, { slug: 'e2e' }, adminToken)).status).toBe(201);
+    const reg = await postJson(`http://127.0.0.1:${ports['discovery']}/admin/providers`, { providerId: 'everything', endpoint: `http://127.0.0.1:${everythingPort}/mcp` }, adminToken);
+    expect(reg.status).toBe(201);
+    agent = await connectAgent(`${gw}/mcp/e2e`, credential);
+  });
+
+  afterAll(async () => {
+    await agent?.close();
+    await Promise.all(processes.map((p) => p.stop()));
+    await db?.drop();
+  });
+
+  it('returns the upstream echo unchanged, and the ledger records each fact with its own time and producer', async () => {
+    const result = await callToolWhenListed(agent, 'echo', { message: 'hello through Kafka' });
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: 'Echo: hello through Kafka' }]);
+    const receipt = result._meta?.['assay/receipt'] as { intentId: string; providerId: string; attempts: number; classification: string };
+    expect(receipt).toMatchObject({ providerId: 'everything', attempts: 1, classification: 'ok' });
+
+    const t = await timelineWhen(`http://127.0.0.1:${ports['ledger']}/calls`, receipt.intentId, (x) => x.status === 'settled');
+    expectThreeSeparateFacts(t);
+    expect(t.timeline.find((e) => e.type === 'CallSettled')?.producer).toBe('settlement');
+  });
+
+  it('writes structured JSON logs carrying the service and the intentId', () => {
+    const execution = processes.find((p) => p.name === 'execution')!;
+    const lines = execution.output().split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) expect(JSON.parse(l).service).toBe('execution');
+    const gateway = processes.find((p) => p.name === 'gateway')!;
+    expect(gateway.output()).toMatch(/"service":"gateway","intentId":"[0-9a-f-]{36}".*"msg":"call requested"/);
+  });
+
+  it('stops gracefully on SIGTERM', async () => {
+    const ledger = processes.find((p) => p.name === 'ledger')!;
+    await ledger.stop('SIGTERM');
+    // NestJS re-raises the signal after its shutdown hooks ran; SIGKILL would mean it hung.
+    expect(ledger.child.signalCode).toBe('SIGTERM');
+    expect(ledger.output()).toMatch(/events stopped, outbox flushed/);
+  });
+});

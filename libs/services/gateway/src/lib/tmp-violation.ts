@@ -1,0 +1,1 @@
+import { PaymentModule } from "@tollgate/payment-service"; export const x = PaymentModule;

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `npm test`: every check of the project, from a fresh clone.
+#   1. starts the local Kafka from infra/kafka (unless KAFKA_BROKERS points at another cluster) and creates the topics;
+#   2. prepares the databases on the PostgreSQL in TEST_POSTGRES_URL (default: the server at 127.0.0.1:5432);
+#   3. runs lint (Nx module boundaries included), the type check, unit, integration and end-to-end tests;
+#   4. stops what it started, prints "N passed, N failed" last, and exits non-zero on any failure.
+set -u
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+out="$root/.test-results"
+rm -rf "$out" && mkdir -p "$out"
+passed=0
+failed=0
+started_kafka=0
+
+stop_started() {
+  if [ "$started_kafka" = 1 ]; then bash infra/kafka/kafka.sh stop || true; fi
+}
+trap stop_started EXIT
+
+check() { # name command...: one pass/fail for a whole non-jest step
+  local name="$1"; shift
+  echo "==> $name"
+  if "$@"; then passed=$((passed + 1)); echo "    ok: $name"; else failed=$((failed + 1)); echo "    FAILED: $name"; fi
+}
+
+jest_tier() { # tier extra-args...: counts every test of the tier
+  local tier="$1"; shift
+  echo "==> $tier tests"
+  npx jest -c jest.config.js --ci --selectProjects "$tier" --json --outputFile="$out/$tier.json" "$@" 2>&1 | tee "$out/$tier.log" | grep -E '^(PASS|FAIL)|✕|●' || true
+  if [ -s "$out/$tier.json" ]; then
+    read -r p f < <(node -e "const r=require('$out/$tier.json');console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)")
+    if [ "$p" = 0 ] && [ "$f" = 0 ]; then echo "    $tier: no test ran"; failed=$((failed + 1)); fi
+  else
+    p=0; f=1; echo "    $tier: jest produced no results"; tail -n 40 "$out/$tier.log"
+  fi
+  passed=$((passed + p)); failed=$((failed + f))
+  echo "    $tier: $p passed, $f failed"
+}
+
+if [ -z "${KAFKA_BROKERS:-}" ]; then
+  if ! bash infra/kafka/kafka.sh status >/dev/null 2>&1; then
+    bash infra/kafka/kafka.sh start && started_kafka=1 || { echo "could not start the local Kafka"; echo "0 passed, 1 failed"; exit 1; }
+  fi
+  export KAFKA_BROKERS=127.0.0.1:${KAFKA_PORT:-9092}
+fi
+check "create topics from libs/contracts" bash infra/kafka/kafka.sh topics
+export TEST_POSTGRES_URL="${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+check "migrations apply to a fresh database" env DATABASE_URL="${TEST_POSTGRES_URL%/*}/tollgate_ci_migrations" \
+  bash -c 'node -r @swc-node/register tools/ops/src/migrate.ts all && node -r @swc-node/register tools/ops/src/migrate.ts all'
+check "lint (nx, module boundaries)" npx nx run-many -t lint --outputStyle=static --skipNxCache
+check "type check (strict)" npx tsc -p tsconfig.json --noEmit
+
+jest_tier unit
+jest_tier integration --runInBand
+jest_tier e2e --runInBand
+
+echo ""
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
