@@ -1,1 +1,0 @@
-import { PaymentModule } from "@tollgate/payment-service"; export const x = PaymentModule;
