@@ -46,8 +46,10 @@ if [ -z "${KAFKA_BROKERS:-}" ]; then
 fi
 check "create topics from libs/contracts" bash infra/kafka/kafka.sh topics
 export TEST_POSTGRES_URL="${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
-check "migrations apply to a fresh database" env DATABASE_URL="${TEST_POSTGRES_URL%/*}/tollgate_ci_migrations" \
-  bash -c 'node -r @swc-node/register tools/ops/src/migrate.ts all && node -r @swc-node/register tools/ops/src/migrate.ts all'
+migrations_db="tollgate_ci_migrations_$$"
+check "migrations apply to a fresh database, then are up to date" env DATABASE_URL="${TEST_POSTGRES_URL%/*}/$migrations_db" \
+  bash -c 'node -r @swc-node/register tools/ops/src/migrate.ts all && node -r @swc-node/register tools/ops/src/migrate.ts all | grep -c "up to date" | grep -qx 6'
+psql "$TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $migrations_db" >/dev/null 2>&1 || true
 check "lint (nx, module boundaries)" npx nx run-many -t lint --outputStyle=static --skipNxCache
 check "type check (strict)" npx tsc -p tsconfig.json --noEmit
 

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 export * from './lib/topics';
 export * from './lib/validation';
 export * from './lib/money';
