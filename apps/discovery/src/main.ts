@@ -16,12 +16,13 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(transport),
       HealthModule,
-      DiscoveryModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, adminToken: config.DISCOVERY_ADMIN_TOKEN }),
+      DiscoveryModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, adminToken: config.DISCOVERY_ADMIN_TOKEN, syncIntervalMs: config.DISCOVERY_SYNC_INTERVAL_MS }),
     ],
   })
   class DiscoveryAppModule {}
 
-  await startNestApp({ service: 'discovery', module: DiscoveryAppModule, host: config.HOST, port: config.PORT });
+  await startNestApp({ service: 'discovery', module: DiscoveryAppModule, host: config.HOST, port: config.PORT,
+    openApi: { title: 'Tollgate discovery admin API', description: 'Providers, catalog tools, contract versions and their approval.' } });
 }
 
 main().catch((error) => {

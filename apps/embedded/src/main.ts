@@ -52,8 +52,8 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(new InProcessTransport(logger.child({ component: 'in-process-transport' }))),
       HealthModule,
-      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000 }),
-      DiscoveryModule.register({ ...base, adminToken }),
+      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000 }),
+      DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000 }),
       ExecutionModule.register(base),
       PaymentModule.register(base),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250 }),
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   // The sample provider is (re)registered at every start, so the catalog always reflects it.
-  await app.get(RegisterProviderUseCase).execute({ providerId: 'text-tools', endpoint: `${url}${TEXT_TOOLS_PATH}` });
+  await app.get(RegisterProviderUseCase).execute({ providerId: 'text-tools', endpoint: `${url}${TEXT_TOOLS_PATH}`, defaults: { category: 'text' } });
 
   const demo = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), url, adminToken));
   writeFileSync(demoPath, JSON.stringify({ ...demo, mcpUrl: `${url}/mcp/demo`, ledgerUrl: `${url}/calls` }, null, 2) + '\n');

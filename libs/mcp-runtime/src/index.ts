@@ -1,1 +1,2 @@
 export * from './lib/upstream-client';
+export * from './lib/contract-hash';

@@ -16,7 +16,9 @@ export const Topics = {
   effectRejected: 'execution.effect.rejected.v1',
   callSettled: 'settlement.call.settled.v1',
   callRefunded: 'settlement.call.refunded.v1',
-  catalogTool: 'discovery.catalog.tool.v1',
+  /** v2: the full catalog model (listing, versions, bindings per transport). v1 is retired: nothing produces it. */
+  catalogTool: 'discovery.catalog.tool.v2',
+  catalogToolV1Retired: 'discovery.catalog.tool.v1',
   deadLetter: 'ops.deadletter.parked.v1',
 } as const;
 
@@ -34,7 +36,7 @@ const CALL_LIFE_PARTITIONS = 3;
 export const TopicSpecs: readonly TopicSpec[] = Object.values(Topics).map((name) => ({
   name,
   partitions: name === Topics.deadLetter ? 1 : CALL_LIFE_PARTITIONS,
-  compacted: name === Topics.catalogTool,
+  compacted: name === Topics.catalogTool || name === Topics.catalogToolV1Retired,
 }));
 
 export const TOPIC_NAME_PATTERN = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*\.v[1-9][0-9]*$/;

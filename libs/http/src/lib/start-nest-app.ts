@@ -1,5 +1,6 @@
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { createLogger, NestPinoLogger, type Logger } from '@tollgate/observability';
 
 export interface StartOptions {
@@ -10,6 +11,8 @@ export interface StartOptions {
   port: number;
   /** Off when the host orders its own shutdown (embedded mode stops PostgreSQL after the app). */
   shutdownHooks?: boolean;
+  /** Serves the OpenAPI document of the app's controllers at `/docs` (JSON at `/docs-json`). */
+  openApi?: { title: string; description: string };
 }
 
 /**
@@ -22,6 +25,10 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: true });
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.shutdownHooks !== false) app.enableShutdownHooks();
+  if (options.openApi) {
+    const doc = new DocumentBuilder().setTitle(options.openApi.title).setDescription(options.openApi.description).addBearerAuth().build();
+    SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
+  }
   await app.listen(options.port, options.host);
   const url = `http://${options.host}:${options.port}`;
   logger.info({ url }, `${options.service} listening`);

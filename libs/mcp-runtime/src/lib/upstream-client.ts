@@ -1,12 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /** R6: one upstream operation never runs longer than this, whatever the caller asks. */
 export const MAX_OPERATION_MS = 30_000;
 /** R6: discovery reads at most this many pages and tools. */
 export const MAX_LIST_PAGES = 20;
 export const MAX_LIST_TOOLS = 1000;
+/** R6: one tool's metadata (its JSON in tools/list) at most this many bytes. */
+export const MAX_TOOL_METADATA_BYTES = 64_000;
 
 export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit';
 
@@ -21,8 +25,11 @@ export class UpstreamError extends Error {
   }
 }
 
+/** How the platform reaches a provider. Agents never supply this (R1): it comes from discovery's registry. */
+export type UpstreamTarget = { transport: 'http'; endpoint: string } | { transport: 'stdio'; command: string; args?: string[] };
+
 export interface UpstreamScope {
-  endpoint: string;
+  target: UpstreamTarget;
   /** Absolute deadline (epoch ms); clamped to now + 30 s. */
   deadlineAt: number;
   signal?: AbortSignal;
@@ -38,22 +45,30 @@ function classify(error: unknown, signal: AbortSignal): UpstreamError {
   if (error instanceof UpstreamError) return error;
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   if (signal.aborted || /abort|timed? ?out/i.test(text)) return new UpstreamError('deadline', 'the upstream did not answer before the deadline');
-  if (/ECONNREFUSED|ECONNRESET|socket|fetch failed|network|EPIPE/i.test(text)) return new UpstreamError('connection', 'the connection to the upstream failed');
+  if (/ECONNREFUSED|ECONNRESET|ENOENT|socket|fetch failed|network|EPIPE|closed/i.test(text)) return new UpstreamError('connection', 'the connection to the upstream failed');
   return new UpstreamError('protocol', 'the upstream answered with a protocol error');
 }
 
-/**
- * Opens an MCP client session to the upstream for one operation and always
- * closes it. The client declares no sampling or elicitation capability, so an
- * upstream cannot turn a call into an interaction.
- */
+function openTransport(target: UpstreamTarget, signal?: AbortSignal): Transport {
+  if (target.transport === 'stdio') {
+    // The child gets a minimal environment: the platform's secrets are not the provider's business.
+    return new StdioClientTransport({ command: target.command, args: target.args ?? [], stderr: 'ignore', env: { PATH: process.env['PATH'] ?? '' } });
+  }
+  return new StreamableHTTPClientTransport(new URL(target.endpoint), signal ? { requestInit: { signal } } : {});
+}
+
+function newClient(): Client {
+  // No sampling or elicitation capability: an upstream cannot turn a call into an interaction (R4).
+  return new Client({ name: 'tollgate', version: '0.1.0' }, { capabilities: {} });
+}
+
+/** Opens an MCP client session to the upstream for one operation and always closes it. */
 export async function withUpstream<T>(scope: UpstreamScope, fn: (client: Client, signal: AbortSignal, timeoutMs: number) => Promise<T>): Promise<T> {
   const timeoutMs = effectiveTimeout(scope.deadlineAt);
   const signal = scope.signal ? AbortSignal.any([scope.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-  const client = new Client({ name: 'tollgate-execution', version: '0.1.0' }, { capabilities: {} });
-  const transport = new StreamableHTTPClientTransport(new URL(scope.endpoint), { requestInit: { signal } });
+  const client = newClient();
   try {
-    await client.connect(transport, { signal, timeout: timeoutMs });
+    await client.connect(openTransport(scope.target, signal), { signal, timeout: timeoutMs });
     return await fn(client, signal, timeoutMs);
   } catch (error) {
     throw classify(error, signal);
@@ -79,21 +94,67 @@ export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResu
   });
 }
 
-/** Reads every page of `tools/list` within the R6 limits; a repeated cursor is a cycle. */
-export async function listUpstreamTools(scope: UpstreamScope): Promise<Tool[]> {
+export interface RefusedTool {
+  name: string;
+  reason: string;
+}
+
+export interface UpstreamToolList {
+  tools: Tool[];
+  /** Tools left out of the catalog, each with the reason (R6 size limit, a duplicate name). */
+  refused: RefusedTool[];
+  pages: number;
+}
+
+/**
+ * Reads every page of `tools/list` within the R6 limits: at most 20 pages and
+ * 1,000 tools, a repeated cursor is a cycle (the whole listing fails: its
+ * pages cannot be trusted), and a tool whose metadata exceeds 64,000 bytes is
+ * refused and reported while the others are kept.
+ */
+export async function listUpstreamTools(scope: UpstreamScope): Promise<UpstreamToolList> {
   return withUpstream(scope, async (client, signal, timeout) => {
     const tools: Tool[] = [];
+    const refused: RefusedTool[] = [];
+    const names = new Set<string>();
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
       if (page > MAX_LIST_PAGES) throw new UpstreamError('limit', `tools/list has more than ${MAX_LIST_PAGES} pages`);
       const res = await client.listTools(cursor ? { cursor } : {}, { signal, timeout });
-      tools.push(...res.tools);
-      if (tools.length > MAX_LIST_TOOLS) throw new UpstreamError('limit', `tools/list returned more than ${MAX_LIST_TOOLS} tools`);
-      if (!res.nextCursor) return tools;
+      for (const tool of res.tools) {
+        const bytes = Buffer.byteLength(JSON.stringify(tool), 'utf8');
+        if (bytes > MAX_TOOL_METADATA_BYTES) refused.push({ name: tool.name, reason: `metadata is ${bytes} bytes, over the ${MAX_TOOL_METADATA_BYTES}-byte limit` });
+        else if (names.has(tool.name)) refused.push({ name: tool.name, reason: 'listed twice' });
+        else {
+          names.add(tool.name);
+          tools.push(tool);
+        }
+      }
+      if (tools.length + refused.length > MAX_LIST_TOOLS) throw new UpstreamError('limit', `tools/list returned more than ${MAX_LIST_TOOLS} tools`);
+      if (!res.nextCursor) return { tools, refused, pages: page };
       if (seen.has(res.nextCursor)) throw new UpstreamError('limit', 'tools/list repeated a cursor (cycle)');
       seen.add(res.nextCursor);
       cursor = res.nextCursor;
     }
   });
+}
+
+/** A long-lived session with an upstream that reports `notifications/tools/list_changed`. */
+export interface UpstreamWatch {
+  close(): Promise<void>;
+}
+
+/**
+ * Keeps a session open to hear `notifications/tools/list_changed` where the
+ * upstream sends it (over the Streamable HTTP GET stream, or stdio).
+ * Resolves once connected; rejects when the upstream cannot be reached.
+ */
+export async function watchUpstreamToolList(target: UpstreamTarget, onChanged: () => void, onClosed: () => void): Promise<UpstreamWatch> {
+  const client = newClient();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => onChanged());
+  client.onclose = onClosed;
+  const timeout = 10_000;
+  await client.connect(openTransport(target), { timeout });
+  return { close: () => client.close() };
 }

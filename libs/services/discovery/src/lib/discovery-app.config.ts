@@ -10,4 +10,8 @@ export class DiscoveryAppConfig extends CommonConfig {
   @EnvVar({ description: 'Bearer token for the discovery admin API (at least 16 characters).', secret: true, type: 'string' })
   @IsString() @MinLength(16)
   DISCOVERY_ADMIN_TOKEN!: string;
+
+  @EnvVar({ description: 'How often (ms) every provider is re-synced; 0 turns the schedule off.' })
+  @IsInt() @Min(0) @Max(86_400_000)
+  DISCOVERY_SYNC_INTERVAL_MS = 300_000;
 }

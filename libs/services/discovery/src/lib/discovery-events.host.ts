@@ -5,8 +5,9 @@ import { EVENT_TRANSPORT, type EventTransport, ServiceEventsHost } from '@tollga
 import { createLogger, HealthRegistry } from '@tollgate/observability';
 import { DISCOVERY, DISCOVERY_OPTIONS } from './discovery.constants';
 import { type DiscoveryOptions } from './discovery.options';
+import { ProviderSyncScheduler } from './watch-providers/provider-sync.scheduler';
 
-/** Discovery only publishes (the catalog topic); it has no consumers yet. */
+/** Discovery only publishes (the catalog topic); its background work is the provider sync schedule. */
 @Injectable()
 export class DiscoveryEventsHost extends ServiceEventsHost {
   constructor(
@@ -14,11 +15,20 @@ export class DiscoveryEventsHost extends ServiceEventsHost {
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
     @Inject(DISCOVERY_OPTIONS) options: DiscoveryOptions,
     health: HealthRegistry,
+    private readonly scheduler: ProviderSyncScheduler,
   ) {
     super({ service: DISCOVERY, schema: DISCOVERY, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(DISCOVERY) });
   }
 
   protected consumers() {
     return [];
+  }
+
+  protected override async startBackground(): Promise<void> {
+    this.scheduler.start();
+  }
+
+  protected override async stopBackground(): Promise<void> {
+    await this.scheduler.stop();
   }
 }

@@ -1,8 +1,9 @@
 import { serviceDataSourceOptions } from '@tollgate/persistence';
 import { type DataSourceOptions } from 'typeorm';
 import { DiscoveryInit1764680000000 } from './migrations/1764680000000-discovery-init.migration';
+import { DiscoveryCatalog1764700000000 } from './migrations/1764700000000-discovery-catalog.migration';
 import { DISCOVERY } from './discovery.constants';
 
 export function discoveryDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: DISCOVERY, schema: DISCOVERY, url, entities: [], migrations: [DiscoveryInit1764680000000] });
+  return serviceDataSourceOptions({ name: DISCOVERY, schema: DISCOVERY, url, entities: [], migrations: [DiscoveryInit1764680000000, DiscoveryCatalog1764700000000] });
 }

@@ -1,27 +1,37 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { OutboxWriter } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
+import { PublishToolService } from './catalog/publish-tool.service';
 import { DISCOVERY, DISCOVERY_OPTIONS, DISCOVERY_OUTBOX } from './discovery.constants';
 import { discoveryDataSourceOptions } from './discovery.datasource-options';
 import { DiscoveryEventsHost } from './discovery-events.host';
 import { type DiscoveryOptions } from './discovery.options';
 import { ProvidersController } from './register-provider/providers.controller';
 import { RegisterProviderUseCase } from './register-provider/register-provider.usecase';
+import { ToolsController } from './review-tool/tools.controller';
+import { ReviewToolUseCase } from './review-tool/review-tool.usecase';
+import { SyncProviderUseCase } from './sync-provider/sync-provider.usecase';
+import { ProviderSyncScheduler } from './watch-providers/provider-sync.scheduler';
 
-/** Discovery: providers, tool contracts and versions. Emits CatalogToolChanged (compacted topic). */
+/** Discovery: providers, tool contracts and versions, bindings. Emits CatalogToolChanged (compacted topic). */
 @Module({})
 export class DiscoveryModule {
   static register(options: DiscoveryOptions): DynamicModule {
     return {
       module: DiscoveryModule,
       imports: [serviceDatabaseModule(DISCOVERY, () => discoveryDataSourceOptions(options.databaseUrl))],
-      controllers: [ProvidersController],
+      controllers: [ProvidersController, ToolsController],
       providers: [
         { provide: DISCOVERY_OPTIONS, useValue: options },
         { provide: DISCOVERY_OUTBOX, useValue: new OutboxWriter(DISCOVERY, DISCOVERY) },
+        PublishToolService,
+        SyncProviderUseCase,
         RegisterProviderUseCase,
+        ReviewToolUseCase,
+        ProviderSyncScheduler,
         DiscoveryEventsHost,
       ],
+      exports: [RegisterProviderUseCase, SyncProviderUseCase],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 import { CommonConfig, EnvVar } from '@tollgate/config';
 
 /** Every variable the gateway app reads, validated at boot. */
@@ -18,4 +18,12 @@ export class GatewayAppConfig extends CommonConfig {
   @EnvVar({ description: 'Deadline (ms) given to each call; the upstream runtime caps one operation at 30 s.' })
   @IsInt() @Min(100) @Max(30_000)
   GATEWAY_CALL_DEADLINE_MS = 30_000;
+
+  @EnvVar({ description: 'Secret that signs search_tools cursors (at least 32 characters); all gateway instances share it. Defaults to one derived from GATEWAY_ADMIN_TOKEN.', secret: true, type: 'string' })
+  @IsOptional() @IsString() @MinLength(32)
+  GATEWAY_CURSOR_SECRET?: string;
+
+  @EnvVar({ description: 'How often (ms) each instance reloads its in-memory catalog as a safety net besides PostgreSQL LISTEN/NOTIFY.' })
+  @IsInt() @Min(1000) @Max(3_600_000)
+  GATEWAY_CATALOG_POLL_MS = 30_000;
 }

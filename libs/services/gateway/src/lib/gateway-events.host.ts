@@ -7,6 +7,7 @@ import {
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
 import { createLogger, HealthRegistry } from '@tollgate/observability';
 import { CallWaiters } from './call-tool/call-waiters.service';
+import { CatalogIndex } from './catalog/catalog-index.service';
 import { GATEWAY, GATEWAY_OPTIONS } from './gateway.constants';
 import { type GatewayOptions } from './gateway.options';
 import { type CallOutcomeFact, RecordOutcomeUseCase } from './record-outcome/record-outcome.usecase';
@@ -22,6 +23,7 @@ export class GatewayEventsHost extends ServiceEventsHost {
     private readonly outcome: RecordOutcomeUseCase,
     private readonly catalog: SyncCatalogUseCase,
     private readonly waiters: CallWaiters,
+    private readonly index: CatalogIndex,
   ) {
     super({ service: GATEWAY, schema: GATEWAY, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(GATEWAY) });
   }
@@ -33,7 +35,13 @@ export class GatewayEventsHost extends ServiceEventsHost {
         afterCommit(() => this.waiters.notify(payload.intentId));
       };
     return [
-      { name: 'gateway.catalog', handlers: [on(CatalogToolChanged, ({ manager, payload }) => this.catalog.execute(manager, payload))] },
+      {
+        name: 'gateway.catalog',
+        handlers: [on(CatalogToolChanged, async ({ manager, payload, afterCommit }) => {
+          await this.catalog.execute(manager, payload);
+          afterCommit(() => this.index.scheduleReload());
+        })],
+      },
       {
         name: 'gateway.outcomes',
         handlers: [

@@ -6,6 +6,12 @@ import { ManageIdentitiesUseCase } from './admin/manage-identities.usecase';
 import { AuthenticateUseCase } from './authenticate/authenticate.usecase';
 import { CallToolUseCase } from './call-tool/call-tool.usecase';
 import { CallWaiters } from './call-tool/call-waiters.service';
+import { CatalogIndex } from './catalog/catalog-index.service';
+import { FreeCallsService } from './catalog/free-calls.service';
+import { GetToolUseCase } from './get-tool/get-tool.usecase';
+import { ListToolsUseCase } from './list-tools/list-tools.usecase';
+import { RateLimits } from './rate-limit/rate-limits.service';
+import { SearchToolsUseCase } from './search-tools/search-tools.usecase';
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from './gateway.constants';
 import { gatewayDataSourceOptions } from './gateway.datasource-options';
 import { GatewayEventsHost } from './gateway-events.host';
@@ -29,11 +35,17 @@ export class GatewayModule {
         AuthenticateUseCase,
         CallToolUseCase,
         CallWaiters,
+        CatalogIndex,
+        FreeCallsService,
+        RateLimits,
+        ListToolsUseCase,
+        SearchToolsUseCase,
+        GetToolUseCase,
         RecordOutcomeUseCase,
         SyncCatalogUseCase,
         GatewayEventsHost,
       ],
-      exports: [ManageIdentitiesUseCase],
+      exports: [ManageIdentitiesUseCase, CatalogIndex, SearchToolsUseCase],
     };
   }
 }

@@ -6,4 +6,8 @@ export interface GatewayOptions extends ServiceRuntimeOptions {
   callWaitMs: number;
   /** The absolute deadline given to each call (R6: at most 30 s). */
   callDeadlineMs: number;
+  /** Signs search cursors; every gateway instance must share it. */
+  cursorSecret: string;
+  /** Safety-net reload of the in-memory catalog (ms), besides LISTEN/NOTIFY. */
+  catalogPollMs: number;
 }

@@ -1,39 +1,99 @@
 import { Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsHexadecimal, IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, Length, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  IsArray, IsBoolean, IsHexadecimal, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUrl, Length, Matches, MaxLength, Min, MinLength,
+  ValidateIf, ValidateNested,
+} from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
+
+export const UPSTREAM_TRANSPORTS = ['http', 'stdio'] as const;
+export type UpstreamTransport = (typeof UPSTREAM_TRANSPORTS)[number];
 
 /** One provider serving a catalog tool, under its own upstream tool name. */
 export class ToolBindingDto {
   @IsString() @MinLength(1) bindingId!: string;
   @IsString() @MinLength(1) providerId!: string;
-  /** The provider's Streamable HTTP endpoint. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) endpoint!: string;
+  @IsIn(UPSTREAM_TRANSPORTS) transport!: UpstreamTransport;
+  /** The provider's Streamable HTTP endpoint (`transport: http`). */
+  @ValidateIf((b: ToolBindingDto) => b.transport === 'http')
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) endpoint?: string;
+  /** The command that starts the provider (`transport: stdio`), run by the platform, never by an agent. */
+  @ValidateIf((b: ToolBindingDto) => b.transport === 'stdio')
+  @IsString() @MinLength(1) command?: string;
+  @IsOptional() @IsArray() @IsString({ each: true }) args?: string[];
   @IsString() @MinLength(1) upstreamToolName!: string;
+  /** The contract the provider last listed; may differ from the catalog's approved one until an admin approves it. */
+  @IsHexadecimal() @Length(64, 64) contractHash!: string;
+  @IsIn(['healthy', 'unhealthy']) health!: 'healthy' | 'unhealthy';
+}
+
+export class ToolChangelogEntryDto {
+  @IsInt() @Min(1) version!: number;
+  @IsHexadecimal() @Length(64, 64) contractHash!: string;
+  @IsIn(['approved', 'pending', 'retired']) state!: 'approved' | 'pending' | 'retired';
+  @IsISO8601({ strict: true }) at!: string;
+  @IsString() @MaxLength(2000) note!: string;
+}
+
+export class ToolDeprecationDto {
+  @IsISO8601({ strict: true }) sunsetAt!: string;
+  @IsOptional() @IsString() @MinLength(1) replacement?: string;
+}
+
+export class ToolExampleDto {
+  @IsOptional() @IsString() @MaxLength(500) title?: string;
+  @IsObject() arguments!: Record<string, unknown>;
 }
 
 /**
- * The latest state of one catalog tool: published on a compacted topic keyed
- * by `toolId`, so any read model (gateway, execution) rebuilds from it.
+ * The latest state of one catalog tool, as it is in force: published on a
+ * compacted topic keyed by `toolId`, so any read model (gateway, execution)
+ * rebuilds from it. The contract fields are those of the APPROVED version
+ * (`version`); a changed upstream contract waits as `pendingVersion` until an
+ * admin approves it (R3).
  */
 export class CatalogToolChangedPayload {
   @IsString() @MinLength(1) toolId!: string;
-  @IsString() @MinLength(1) name!: string;
+  @Matches(/^[A-Za-z0-9_.-]{1,128}$/) name!: string;
+  /** `removed`: no provider lists it any more; kept so calls can tell TOOL_REMOVED from an unknown name. */
   @IsIn(['active', 'removed']) status!: 'active' | 'removed';
   @IsInt() @Min(1) version!: number;
   @IsHexadecimal() @Length(64, 64) contractHash!: string;
+  @IsOptional() @IsInt() @Min(2) pendingVersion?: number;
+  /** Versions no longer in force (a call pinning one gets CONTRACT_VERSION_RETIRED). */
+  @IsArray() @IsInt({ each: true }) retiredVersions!: number[];
+  @IsIn(['read', 'write']) kind!: 'read' | 'write';
+  @Matches(/^[a-z0-9][a-z0-9 _/-]{0,63}$/) category!: string;
+  @IsArray() @IsString({ each: true }) tags!: string[];
+  @IsString() @MaxLength(1000) summary!: string;
   @IsString() description!: string;
+  @IsOptional() @IsString() title?: string;
   @IsObject() inputSchema!: Record<string, unknown>;
   @IsOptional() @IsObject() outputSchema?: Record<string, unknown>;
-  @IsOptional() @IsObject() annotations?: Record<string, unknown>;
+  @IsArray() @IsString({ each: true }) optionalInputFields!: string[];
+  @IsArray() @IsString({ each: true }) optionalOutputFields!: string[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => ToolExampleDto) examples!: ToolExampleDto[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => ToolChangelogEntryDto) changelog!: ToolChangelogEntryDto[];
+  @IsOptional() @ValidateNested() @Type(() => ToolDeprecationDto) deprecation?: ToolDeprecationDto;
+  /** True until an admin has reviewed the provider's tool. */
+  @IsBoolean() notReviewed!: boolean;
+  @IsString() @MinLength(1) @MaxLength(32) tier!: string;
+  /** Price per call in integer minor units; `0` is a free tool. */
   @ValidateNested() @Type(() => MoneyDto) price!: MoneyDto;
-  @IsArray() @ArrayMinSize(1) @ValidateNested({ each: true }) @Type(() => ToolBindingDto) bindings!: ToolBindingDto[];
+  /** Decimal places of the asset, for display only (USDC: 6). */
+  @IsInt() @Min(0) assetDecimals!: number;
+  /** Calls per agent per UTC day that cost nothing; null when the tool has no free quota. */
+  @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
+  @IsOptional() @IsObject() annotations?: Record<string, unknown>;
+  /** The upstream's own metadata for the tool (its `_meta`), as data. */
+  @IsOptional() @IsObject() providerMeta?: Record<string, unknown>;
+  @IsArray() @ValidateNested({ each: true }) @Type(() => ToolBindingDto) bindings!: ToolBindingDto[];
 }
 
 export const CatalogToolChanged = defineEvent({
   type: 'CatalogToolChanged',
-  version: 1,
+  version: 2,
   topic: Topics.catalogTool,
   payload: CatalogToolChangedPayload,
   keyOf: (p) => p.toolId,

@@ -1,30 +1,52 @@
-import { Body, Controller, Get, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { DISCOVERY } from '../discovery.constants';
 import { DiscoveryAdminGuard } from '../discovery-admin.guard';
+import { type SyncReport, SyncProviderUseCase } from '../sync-provider/sync-provider.usecase';
+import { ProviderSyncScheduler } from '../watch-providers/provider-sync.scheduler';
 import { RegisterProviderDto } from './register-provider.dto';
-import { type RegisteredTool, RegisterProviderUseCase } from './register-provider.usecase';
+import { RegisterProviderUseCase } from './register-provider.usecase';
 
+@ApiTags('providers')
+@ApiBearerAuth()
 @Controller('admin/providers')
 @UseGuards(DiscoveryAdminGuard)
 export class ProvidersController {
   constructor(
     private readonly register: RegisterProviderUseCase,
+    private readonly sync: SyncProviderUseCase,
+    private readonly scheduler: ProviderSyncScheduler,
     @InjectDataSource(DISCOVERY) private readonly dataSource: DataSource,
   ) {}
 
-  /** Registers or re-syncs a provider; returns the catalog tools it serves. */
+  /** Registers or updates a provider and syncs it; returns the sync report (tools, refused tools, removals). */
   @Post()
-  async create(@Body() dto: RegisterProviderDto): Promise<{ providerId: string; tools: RegisteredTool[] }> {
-    return { providerId: dto.providerId, tools: await this.register.execute(dto) };
+  async create(@Body() dto: RegisterProviderDto): Promise<SyncReport> {
+    const report = await this.register.execute(dto);
+    this.scheduler.watch(dto.providerId);
+    return report;
+  }
+
+  /** Re-syncs a provider now. */
+  @Post(':providerId/sync')
+  @HttpCode(200)
+  async resync(@Param('providerId') providerId: string): Promise<SyncReport> {
+    const report = await this.sync.execute(providerId);
+    if (!report) throw new NotFoundException({ code: 'PROVIDER_NOT_FOUND', message: 'No such provider.' });
+    return report;
   }
 
   @Get()
-  async list(): Promise<{ providers: { providerId: string; endpoint: string; lastSyncedAt: string | null }[] }> {
-    const rows: { provider_id: string; endpoint: string; last_synced_at: Date | null }[] = await this.dataSource.query(
-      'SELECT provider_id, endpoint, last_synced_at FROM discovery.provider ORDER BY provider_id',
-    );
-    return { providers: rows.map((r) => ({ providerId: r.provider_id, endpoint: r.endpoint, lastSyncedAt: r.last_synced_at?.toISOString() ?? null })) };
+  async list() {
+    const rows: { provider_id: string; transport: string; endpoint: string | null; command: string | null; health: string; last_synced_at: Date | null; last_sync_error: string | null; last_sync_report: SyncReport | null }[] =
+      await this.dataSource.query('SELECT * FROM discovery.provider ORDER BY provider_id');
+    return {
+      providers: rows.map((r) => ({
+        providerId: r.provider_id, transport: r.transport, endpoint: r.endpoint, command: r.command, health: r.health,
+        lastSyncedAt: r.last_synced_at?.toISOString() ?? null, lastSyncError: r.last_sync_error, lastSyncReport: r.last_sync_report,
+      })),
+    };
   }
 }

@@ -1,20 +1,46 @@
-import { IsOptional, IsUrl, Matches } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, MinLength, ValidateIf, ValidateNested,
+} from 'class-validator';
+
+/** Listing defaults for every tool of a provider; a tool's own `_meta["tollgate/listing"]` and admin overrides win. */
+export class ProviderDefaultsDto {
+  @ApiPropertyOptional({ example: 'weather' })
+  @IsOptional() @Matches(/^[a-z0-9][a-z0-9 _/-]{0,63}$/, { message: 'category must be 1-64 lower-case characters' }) category?: string;
+
+  @ApiPropertyOptional({ description: 'Price per call in integer minor units of `asset`.', example: '10000' })
+  @IsOptional() @Matches(/^(0|[1-9][0-9]{0,17})$/, { message: 'priceMinor must be a non-negative integer string' }) priceMinor?: string;
+
+  @ApiPropertyOptional({ example: 'USDC' })
+  @IsOptional() @Matches(/^[A-Z][A-Z0-9]{1,11}$/) asset?: string;
+
+  @ApiPropertyOptional({ example: 'standard' })
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(32) tier?: string;
+
+  @ApiPropertyOptional({ description: 'Free calls per agent per UTC day.' })
+  @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
+}
 
 export class RegisterProviderDto {
-  /** Stable provider id, e.g. `everything`. */
+  @ApiProperty({ description: 'Stable provider id.', example: 'everything' })
   @Matches(/^[a-z][a-z0-9-]{1,62}$/, { message: 'providerId must be 2-63 lower-case letters, digits or dashes' })
   providerId!: string;
 
-  /** The provider's Streamable HTTP MCP endpoint. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  endpoint!: string;
+  @ApiPropertyOptional({ enum: ['http', 'stdio'], default: 'http' })
+  @IsOptional() @IsIn(['http', 'stdio']) transport?: 'http' | 'stdio';
 
-  /** Price per call for every tool of this provider, in integer minor units (prices per tool land with the discovery issue). */
-  @IsOptional()
-  @Matches(/^(0|[1-9][0-9]{0,17})$/, { message: 'priceMinor must be a non-negative integer string' })
-  priceMinor?: string;
+  @ApiPropertyOptional({ description: 'Streamable HTTP endpoint (transport http).', example: 'http://127.0.0.1:3100/mcp' })
+  @ValidateIf((d: RegisterProviderDto) => (d.transport ?? 'http') === 'http')
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) endpoint?: string;
 
-  @IsOptional()
-  @Matches(/^[A-Z][A-Z0-9]{1,11}$/)
-  asset?: string;
+  @ApiPropertyOptional({ description: 'Command that starts the provider (transport stdio).', example: 'node' })
+  @ValidateIf((d: RegisterProviderDto) => d.transport === 'stdio')
+  @IsString() @MinLength(1) @MaxLength(1000) command?: string;
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional() @IsArray() @ArrayMaxSize(64) @IsString({ each: true }) args?: string[];
+
+  @ApiPropertyOptional({ type: ProviderDefaultsDto })
+  @IsOptional() @ValidateNested() @Type(() => ProviderDefaultsDto) defaults?: ProviderDefaultsDto;
 }

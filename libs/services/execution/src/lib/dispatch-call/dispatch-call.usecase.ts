@@ -5,7 +5,7 @@ import {
   CallDispatched, digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived, type ToolBindingDto, type UnknownOutcomeReason,
 } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
+import { callUpstreamTool, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { returnedRows } from '@tollgate/persistence';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
@@ -32,6 +32,11 @@ export interface Dispatch {
 }
 
 const logger = createLogger(EXECUTION);
+
+/** Where a binding's provider is reached: from discovery's registry, never from the agent (R1). */
+export function upstreamTarget(b: ToolBindingDto): UpstreamTarget {
+  return b.transport === 'stdio' ? { transport: 'stdio', command: b.command!, args: b.args ?? [] } : { transport: 'http', endpoint: b.endpoint! };
+}
 
 /**
  * Sends a held call to its provider and records the three facts of B4 / C8:
@@ -105,7 +110,7 @@ export class DispatchCallUseCase {
     let result;
     try {
       result = await callUpstreamTool({
-        endpoint: d.binding.endpoint, toolName: d.binding.upstreamToolName, arguments: d.arguments,
+        target: upstreamTarget(d.binding), toolName: d.binding.upstreamToolName, arguments: d.arguments,
         deadlineAt: d.deadlineAt.getTime(), intentId: d.intentId, ...(d.operationKey ? { operationKey: d.operationKey } : {}),
       });
     } catch (error) {

@@ -1,11 +1,14 @@
-import { Body, Controller, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { adminTokenGuard } from '@tollgate/http';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
-import { CreateAgentDto, CreateMcpUrlDto, CreateOwnerDto } from './admin.dto';
+import { CreateAgentDto, CreateMcpUrlDto, CreateOwnerDto, McpUrlProfileDto } from './admin.dto';
 import { ManageIdentitiesUseCase } from './manage-identities.usecase';
 
 const GatewayAdminGuard = adminTokenGuard(GATEWAY_OPTIONS);
 
+@ApiTags('admin')
+@ApiBearerAuth()
 @Controller('admin')
 @UseGuards(GatewayAdminGuard)
 export class AdminController {
@@ -21,13 +24,26 @@ export class AdminController {
     return this.identities.createAgent(ownerId, dto.name);
   }
 
+  /** The secret is in this response only; it is stored as a hash. */
   @Post('agents/:agentId/credentials')
   issueCredential(@Param('agentId', new ParseUUIDPipe()) agentId: string) {
     return this.identities.issueCredential(agentId);
   }
 
+  @Post('credentials/:credentialId/revoke')
+  @HttpCode(200)
+  revokeCredential(@Param('credentialId', new ParseUUIDPipe()) credentialId: string) {
+    return this.identities.revokeCredential(credentialId);
+  }
+
   @Post('mcp-urls')
   createMcpUrl(@Body() dto: CreateMcpUrlDto) {
-    return this.identities.createMcpUrl(dto.slug, dto.ownerId);
+    const { slug, ownerId, ...profile } = dto;
+    return this.identities.createMcpUrl(slug, ownerId, profile);
+  }
+
+  @Patch('mcp-urls/:slug')
+  updateMcpUrl(@Param('slug') slug: string, @Body() dto: McpUrlProfileDto) {
+    return this.identities.updateMcpUrl(slug, dto);
   }
 }

@@ -1,8 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { GATEWAY } from '../gateway.constants';
+import { type McpUrlProfileDto } from './admin.dto';
 
 export function hashCredential(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
@@ -41,10 +42,45 @@ export class ManageIdentitiesUseCase {
     return { credentialId, credential };
   }
 
+  async revokeCredential(credentialId: string): Promise<{ credentialId: string; revokedAt: string }> {
+    const rows: { revoked_at: Date }[] = await this.dataSource.query(
+      'UPDATE gateway.credential SET revoked_at = COALESCE(revoked_at, now()) WHERE credential_id = $1 RETURNING revoked_at',
+      [credentialId],
+    );
+    if (rows.length === 0) throw new NotFoundException({ code: 'CREDENTIAL_NOT_FOUND', message: 'No such credential.' });
+    return { credentialId, revokedAt: rows[0]!.revoked_at.toISOString() };
+  }
+
   /** A URL private to `ownerId`, or shared when no owner is given. */
-  async createMcpUrl(slug: string, ownerId?: string): Promise<{ mcpUrlId: string; path: string }> {
+  async createMcpUrl(slug: string, ownerId?: string, profile: McpUrlProfileDto = {}): Promise<{ mcpUrlId: string; path: string }> {
     const mcpUrlId = randomUUID();
-    await this.dataSource.query('INSERT INTO gateway.mcp_url (mcp_url_id, slug, owner_id) VALUES ($1, $2, $3)', [mcpUrlId, slug, ownerId ?? null]);
+    try {
+      await this.dataSource.query('INSERT INTO gateway.mcp_url (mcp_url_id, slug, owner_id) VALUES ($1, $2, $3)', [mcpUrlId, slug, ownerId ?? null]);
+    } catch (e) {
+      if ((e as { code?: string }).code === '23505') throw new ConflictException({ code: 'SLUG_TAKEN', message: `The URL /mcp/${slug} exists already.` });
+      if ((e as { code?: string }).code === '23503') throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
+      throw e;
+    }
+    await this.updateMcpUrl(slug, profile);
     return { mcpUrlId, path: `/mcp/${slug}` };
+  }
+
+  async updateMcpUrl(slug: string, p: McpUrlProfileDto): Promise<{ slug: string }> {
+    const sets: string[] = [];
+    const values: unknown[] = [slug];
+    const set = (column: string, value: unknown) => {
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    };
+    if (p.discoveryMode !== undefined) set('discovery_mode', p.discoveryMode);
+    if (p.autoThreshold !== undefined) set('auto_threshold', p.autoThreshold);
+    if (p.pinnedTools !== undefined) set('pinned_tools', JSON.stringify(p.pinnedTools));
+    if (p.scopeTools !== undefined) set('scope_tools', p.scopeTools === null ? null : JSON.stringify(p.scopeTools));
+    if (p.scopeCategories !== undefined) set('scope_categories', p.scopeCategories === null ? null : JSON.stringify(p.scopeCategories.map((c) => c.toLowerCase())));
+    if (p.providerRules !== undefined) set('provider_rules', p.providerRules === null ? null : JSON.stringify(p.providerRules));
+    if (sets.length === 0) return { slug };
+    const rows: unknown[] = await this.dataSource.query(`UPDATE gateway.mcp_url SET ${sets.join(', ')} WHERE slug = $1 RETURNING slug`, values);
+    if (rows.length === 0) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
+    return { slug };
   }
 }

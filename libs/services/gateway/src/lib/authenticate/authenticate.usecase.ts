@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { hashCredential } from '../admin/manage-identities.usecase';
+import { type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY } from '../gateway.constants';
+import { RateLimits } from '../rate-limit/rate-limits.service';
 
 /** Who is calling, derived only from the credential and the URL (C2). */
 export interface CallerIdentity {
@@ -13,28 +15,60 @@ export interface CallerIdentity {
   slug: string;
 }
 
-export type AuthOutcome = { ok: true; identity: CallerIdentity } | { ok: false; code: 'MCP_URL_NOT_FOUND' | 'MCP_CREDENTIAL_INVALID' };
+export type AuthOutcome =
+  | { ok: true; identity: CallerIdentity; profile: UrlProfile }
+  | { ok: false; code: 'MCP_URL_NOT_FOUND' | 'MCP_CREDENTIAL_INVALID' }
+  | { ok: false; code: 'MCP_AUTH_RATE_LIMITED'; retryAfterMs: number };
 
+interface UrlRow {
+  mcp_url_id: string; slug: string; owner_id: string | null; discovery_mode: UrlProfile['mode']; auto_threshold: number;
+  pinned_tools: string[]; scope_tools: string[] | null; scope_categories: string[] | null; provider_rules: UrlProfile['providerRules'];
+}
+
+export function profileOf(u: UrlRow): UrlProfile {
+  return {
+    mcpUrlId: u.mcp_url_id, slug: u.slug, ownerId: u.owner_id, mode: u.discovery_mode, autoThreshold: u.auto_threshold,
+    pinned: u.pinned_tools, scopeTools: u.scope_tools, scopeCategories: u.scope_categories, providerRules: u.provider_rules,
+  };
+}
+
+/**
+ * Resolves the URL and the bearer credential on every request (stateless, so a
+ * revoked credential stops working at once). Repeated failures from one
+ * client address on one URL are limited (MCP_AUTH_RATE_LIMITED), across
+ * gateway instances.
+ */
 @Injectable()
 export class AuthenticateUseCase {
-  constructor(@InjectDataSource(GATEWAY) private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
+    private readonly limits: RateLimits,
+  ) {}
 
-  async execute(slug: string, authorization: string | undefined): Promise<AuthOutcome> {
-    const [url]: { mcp_url_id: string; owner_id: string | null }[] = await this.dataSource.query(
-      'SELECT mcp_url_id, owner_id FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL',
-      [slug],
-    );
+  async execute(slug: string, authorization: string | undefined, clientAddress: string): Promise<AuthOutcome> {
+    const [url]: UrlRow[] = await this.dataSource.query('SELECT * FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [slug.toLowerCase()]);
     if (!url) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
+    const subject = `${clientAddress}:${url.mcp_url_id}`;
+    const blocked = await this.limits.exhausted('authFailures', subject);
+    if (!blocked.ok) return { ok: false, code: 'MCP_AUTH_RATE_LIMITED', retryAfterMs: blocked.retryAfterMs };
     const secret = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
-    if (!secret) return { ok: false, code: 'MCP_CREDENTIAL_INVALID' };
-    const [cred]: { credential_id: string; agent_id: string; owner_id: string }[] = await this.dataSource.query(
-      `SELECT c.credential_id, c.agent_id, a.owner_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
-        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`,
-      [hashCredential(secret)],
-    );
-    if (!cred) return { ok: false, code: 'MCP_CREDENTIAL_INVALID' };
+    const [cred]: { credential_id: string; agent_id: string; owner_id: string }[] = secret
+      ? await this.dataSource.query(
+        `SELECT c.credential_id, c.agent_id, a.owner_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
+          WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`,
+        [hashCredential(secret)],
+      )
+      : [];
+    if (!cred) {
+      await this.limits.consume('authFailures', subject);
+      return { ok: false, code: 'MCP_CREDENTIAL_INVALID' };
+    }
     // A private URL exists only for its owner's agents: to anyone else it is not there.
     if (url.owner_id && url.owner_id !== cred.owner_id) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
-    return { ok: true, identity: { ownerId: cred.owner_id, agentId: cred.agent_id, credentialId: cred.credential_id, mcpUrlId: url.mcp_url_id, slug } };
+    return {
+      ok: true,
+      identity: { ownerId: cred.owner_id, agentId: cred.agent_id, credentialId: cred.credential_id, mcpUrlId: url.mcp_url_id, slug: url.slug },
+      profile: profileOf(url),
+    };
   }
 }

@@ -6,6 +6,7 @@ import { agentErrorResult, type AgentErrorCode, CallRequested, digestOf, isAgent
 import { type OutboxWriter } from '@tollgate/messaging';
 import { createLogger, withLogContext } from '@tollgate/observability';
 import { type CallerIdentity } from '../authenticate/authenticate.usecase';
+import { type CatalogTool, inScope, noProviderFits, type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { CallWaiters } from './call-waiters.service';
@@ -49,14 +50,26 @@ export class CallToolUseCase {
     private readonly waiters: CallWaiters,
   ) {}
 
-  async execute(caller: CallerIdentity, name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
-    const [tool]: { tool_id: string; version: number; price_minor: string; asset: string }[] = await this.dataSource.query(
-      `SELECT tool_id, version, price_minor, asset FROM gateway.catalog_tool WHERE name = $1 AND status = 'active'`,
-      [name],
-    );
-    if (!tool) {
+  async execute(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}): Promise<ToolCallResult> {
+    const [row]: { doc: CatalogTool }[] = await this.dataSource.query('SELECT doc FROM gateway.catalog_tool WHERE name = $1', [name]);
+    const doc = row?.doc;
+    if (!doc || !inScope(doc, profile)) {
       return agentErrorResult({ code: 'TOOL_NOT_IN_TOOLSET', retryable: false, message: `No tool named "${name}" is available through this URL. Use search_tools to find one.` });
     }
+    if (doc.status === 'removed' || doc.bindings.length === 0) {
+      return agentErrorResult({ code: 'TOOL_REMOVED', retryable: false, message: `The tool "${name}" is no longer offered by any provider. Search for another.`, details: { name, lastVersion: doc.version } });
+    }
+    const pinned = meta['assay/contractVersion'];
+    if (typeof pinned === 'number' && doc.retiredVersions.includes(pinned)) {
+      return agentErrorResult({
+        code: 'CONTRACT_VERSION_RETIRED', retryable: false, message: `Version ${pinned} of "${name}" is retired; version ${doc.version} is in force. Read it with get_tool.`,
+        details: { name, requestedVersion: pinned, currentVersion: doc.version },
+      });
+    }
+    if (profile.providerRules && noProviderFits(doc, profile)) {
+      return agentErrorResult({ code: 'NO_PROVIDER_MATCHES_RULES', retryable: false, message: `No provider of "${name}" is allowed by this URL's provider rules.`, details: { name } });
+    }
+    const tool = { tool_id: doc.toolId, version: doc.version, price_minor: doc.price.amountMinor, asset: doc.price.asset };
     const intentId = randomUUID();
     return withLogContext({ intentId }, async () => {
       await this.dataSource.transaction(async (m) => {

@@ -1,45 +1,66 @@
 import { All, Controller, Param, Post, Req, Res } from '@nestjs/common';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response } from 'express';
-import { z } from 'zod';
+import { agentErrorResult } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
+import { type UrlProfile } from '../catalog/catalog-access';
 import { CallToolUseCase } from '../call-tool/call-tool.usecase';
+import { GetToolUseCase } from '../get-tool/get-tool.usecase';
 import { GATEWAY } from '../gateway.constants';
+import { CALL_TOOL_INPUT, checkArguments, HOSTED_TOOLS, invalidArguments } from '../hosted-tools/hosted-tools';
+import { ListToolsUseCase } from '../list-tools/list-tools.usecase';
+import { RateLimits } from '../rate-limit/rate-limits.service';
+import { SearchToolsUseCase } from '../search-tools/search-tools.usecase';
 
 const logger = createLogger(GATEWAY);
 
+/** JSON-RPC error code for a rate-limited tools/list (G9). */
+export const JSONRPC_RATE_LIMITED = -32029;
+
 const AUTH_FAILURES = {
   MCP_URL_NOT_FOUND: { status: 404, message: 'No MCP server at this URL' },
-  MCP_CREDENTIAL_INVALID: { status: 401, message: 'The credential is missing, malformed, revoked or unknown.' },
+  MCP_CREDENTIAL_INVALID: { status: 401, message: 'The credential is missing, malformed, revoked or unknown. Sign in again for this profile.' },
+  MCP_AUTH_RATE_LIMITED: { status: 429, message: 'Too many failed credential attempts. Fix the sign-in, then wait before retrying.' },
 } as const;
 
-function jsonRpcError(res: Response, status: number, code: string, message: string): void {
-  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-  res.status(status).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message, data: { code } } });
-}
+const HOSTED = new Set<string>(HOSTED_TOOLS.map((t) => t.name));
+
+type ToolResult = { [k: string]: unknown; content: unknown[]; isError?: boolean; _meta?: Record<string, unknown> };
 
 /**
  * The agents' MCP endpoint: `/mcp/<slug>`, Streamable HTTP, stateless (a
  * fresh server per request, so any gateway instance can answer any request).
- * Identity comes only from the bearer credential and the URL.
+ * Identity comes only from the bearer credential and the URL. The low-level
+ * SDK Server is used because catalog tools arrive with JSON Schemas at run
+ * time and every refusal must carry the shared error shape (G7), which the
+ * high-level McpServer's zod validation would replace with its own text.
  */
 @Controller('mcp')
 export class McpController {
   constructor(
     private readonly authenticate: AuthenticateUseCase,
+    private readonly listTools: ListToolsUseCase,
+    private readonly searchTools: SearchToolsUseCase,
+    private readonly getTool: GetToolUseCase,
     private readonly callTool: CallToolUseCase,
+    private readonly limits: RateLimits,
   ) {}
 
   @Post(':slug')
   async post(@Param('slug') slug: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const auth = await this.authenticate.execute(slug, req.headers.authorization);
+    const auth = await this.authenticate.execute(slug, req.headers.authorization, req.socket.remoteAddress ?? 'unknown');
     if (!auth.ok) {
       const f = AUTH_FAILURES[auth.code];
-      return jsonRpcError(res, f.status, auth.code, f.message);
+      if (auth.code === 'MCP_CREDENTIAL_INVALID') res.setHeader('WWW-Authenticate', 'Bearer');
+      const retry = 'retryAfterMs' in auth ? auth.retryAfterMs : undefined;
+      if (retry !== undefined) res.setHeader('Retry-After', String(Math.ceil(retry / 1000)));
+      res.status(f.status).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: f.message, data: { code: auth.code, ...(retry !== undefined ? { retryAfterMs: retry } : {}) } } });
+      return;
     }
-    const server = this.buildServer(auth.identity);
+    const server = this.buildServer(auth.identity, auth.profile);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -61,21 +82,53 @@ export class McpController {
     res.status(405).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } });
   }
 
-  private buildServer(caller: CallerIdentity): McpServer {
-    const server = new McpServer({ name: 'tollgate', version: '0.1.0' }, { capabilities: { tools: {} } });
-    server.registerTool(
-      'call_tool',
-      {
-        description: 'Runs a catalog tool by name at that tool\'s price. Payment and idempotency metadata travel in the request _meta.',
-        inputSchema: z
-          .object({
-            name: z.string().min(1).max(200).describe('The catalog tool to run (not a discovery tool).'),
-            arguments: z.record(z.string(), z.unknown()).optional().describe('Arguments matching the tool\'s input schema; defaults to {}.'),
-          })
-          .strict(),
-      },
-      async ({ name, arguments: args }) => this.callTool.execute(caller, name, args ?? {}) as never,
-    );
+  private buildServer(caller: CallerIdentity, profile: UrlProfile): Server {
+    const server = new Server({ name: 'tollgate', version: '0.1.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const limited = await this.limits.consume('list', `${caller.credentialId}:${caller.mcpUrlId}`);
+      if (!limited.ok) {
+        throw new McpError(JSONRPC_RATE_LIMITED, 'tools/list is limited to 60 requests per minute per credential and URL.', { retryAfterMs: limited.retryAfterMs });
+      }
+      return { tools: this.listTools.execute(profile).tools };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+      const { name, arguments: args, _meta } = req.params;
+      try {
+        return (await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, (_meta ?? {}) as Record<string, unknown>))) as never;
+      } catch (err) {
+        logger.error({ err, tool: name }, 'tool call failed inside the gateway');
+        return agentErrorResult({ code: 'INTERNAL_SERVER_ERROR', retryable: true, message: 'The gateway failed unexpectedly. Retry with the same operation key.' }) as never;
+      }
+    });
     return server;
+  }
+
+  /** G9: at most 60 refused calls per agent per minute; past that every call is RATE_LIMITED until the next minute. */
+  private async callWithRejectionLimit(caller: CallerIdentity, run: () => Promise<ToolResult>): Promise<ToolResult> {
+    const blocked = await this.limits.exhausted('rejected', caller.agentId);
+    if (!blocked.ok) {
+      return agentErrorResult({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: blocked.retryAfterMs, message: 'Too many refused calls this minute. Wait, then fix the calls before retrying.' });
+    }
+    const result = await run();
+    if (result._meta?.['assay/error']) await this.limits.consume('rejected', caller.agentId);
+    return result;
+  }
+
+  private async dispatch(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown>): Promise<ToolResult> {
+    switch (name) {
+      case 'search_tools':
+        return this.searchTools.execute(caller, profile, args ?? {});
+      case 'get_tool':
+        return this.getTool.execute(caller, profile, args ?? {});
+      case 'call_tool': {
+        const bad = checkArguments(CALL_TOOL_INPUT, args ?? {});
+        if (bad) return bad;
+        const inner = args as { name: string; arguments?: Record<string, unknown> };
+        if (HOSTED.has(inner.name)) return invalidArguments([{ field: 'name', problem: 'must be a catalog tool; call discovery tools directly' }]);
+        return this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta);
+      }
+      default:
+        return this.callTool.execute(caller, profile, name, args ?? {}, meta);
+    }
   }
 }

@@ -2,19 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { type CatalogToolChangedPayload } from '@tollgate/contracts';
 
-/** The gateway's read model of the catalog (search_tools, get_tool and call_tool read it). */
+/** Every gateway instance listens here and reloads its in-memory search index (NOTIFY is delivered on commit). */
+export const CATALOG_CHANGED_CHANNEL = 'gateway_catalog_changed';
+
+/** The gateway's read model of the catalog (search_tools, get_tool, tools/list and call_tool read it). */
 @Injectable()
 export class SyncCatalogUseCase {
   async execute(manager: EntityManager, t: CatalogToolChangedPayload): Promise<void> {
     await manager.query(
-      `INSERT INTO gateway.catalog_tool (tool_id, name, version, status, description, input_schema, output_schema, annotations, price_minor, asset)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (tool_id) DO UPDATE SET name = EXCLUDED.name, version = EXCLUDED.version, status = EXCLUDED.status,
-         description = EXCLUDED.description, input_schema = EXCLUDED.input_schema, output_schema = EXCLUDED.output_schema,
-         annotations = EXCLUDED.annotations, price_minor = EXCLUDED.price_minor, asset = EXCLUDED.asset
-       WHERE gateway.catalog_tool.version <= EXCLUDED.version`,
-      [t.toolId, t.name, t.version, t.status, t.description, JSON.stringify(t.inputSchema), t.outputSchema ? JSON.stringify(t.outputSchema) : null,
-        t.annotations ? JSON.stringify(t.annotations) : null, t.price.amountMinor, t.price.asset],
+      `INSERT INTO gateway.catalog_tool (tool_id, name, status, version, doc) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (tool_id) DO UPDATE SET name = EXCLUDED.name, status = EXCLUDED.status, version = EXCLUDED.version, doc = EXCLUDED.doc, updated_at = now()`,
+      [t.toolId, t.name, t.status, t.version, JSON.stringify(t)],
     );
+    await manager.query('SELECT pg_notify($1, $2)', [CATALOG_CHANGED_CHANNEL, t.toolId]);
   }
 }

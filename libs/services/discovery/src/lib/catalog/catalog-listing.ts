@@ -1,0 +1,157 @@
+import { type CatalogToolChangedPayload, money, type ToolBindingDto } from '@tollgate/contracts';
+
+/**
+ * How a catalog tool is listed: category, tags, summary, price and the rest.
+ * Three layers, later ones win: the provider's registration defaults, the
+ * upstream tool's own `_meta["tollgate/listing"]`, and the admin's overrides.
+ */
+export interface Listing {
+  category?: string;
+  tags?: string[];
+  summary?: string;
+  kind?: 'read' | 'write';
+  tier?: string;
+  priceMinor?: string;
+  asset?: string;
+  freeCallsPerDay?: number | null;
+  examples?: { title?: string; arguments: Record<string, unknown> }[];
+  optionalInputFields?: string[];
+  optionalOutputFields?: string[];
+  deprecation?: { sunsetAt: string; replacement?: string } | null;
+}
+
+const ASSET_DECIMALS: Record<string, number> = { USDC: 6, USDT: 6, USD: 2, EUR: 2 };
+
+/**
+ * Keeps only well-formed listing fields from an untrusted source (an upstream's
+ * `_meta`): provider output is data, and a malformed field is dropped, not obeyed.
+ */
+export function sanitizeListing(raw: unknown): Listing {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  const r = raw as Record<string, unknown>;
+  const out: Listing = {};
+  const str = (v: unknown, max: number) => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : undefined);
+  const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length <= 64) && v.length <= 32 ? (v as string[]) : undefined);
+  const category = str(r['category'], 64)?.toLowerCase();
+  if (category && /^[a-z0-9][a-z0-9 _/-]{0,63}$/.test(category)) out.category = category;
+  const tags = strings(r['tags']);
+  if (tags) out.tags = tags.map((t) => t.toLowerCase());
+  const summary = str(r['summary'], 1000);
+  if (summary) out.summary = summary;
+  if (r['kind'] === 'read' || r['kind'] === 'write') out.kind = r['kind'];
+  const tier = str(r['tier'], 32);
+  if (tier) out.tier = tier;
+  if (typeof r['priceMinor'] === 'string' && /^(0|[1-9][0-9]{0,17})$/.test(r['priceMinor'])) out.priceMinor = r['priceMinor'];
+  const asset = str(r['asset'], 12);
+  if (asset && /^[A-Z][A-Z0-9]{1,11}$/.test(asset)) out.asset = asset;
+  if (r['freeCallsPerDay'] === null || (Number.isInteger(r['freeCallsPerDay']) && (r['freeCallsPerDay'] as number) >= 0)) out.freeCallsPerDay = r['freeCallsPerDay'] as number | null;
+  if (Array.isArray(r['examples']) && r['examples'].length <= 10) {
+    const ex = r['examples'].filter((e): e is { title?: string; arguments: Record<string, unknown> } =>
+      typeof e === 'object' && e !== null && typeof (e as Record<string, unknown>)['arguments'] === 'object' && (e as Record<string, unknown>)['arguments'] !== null,
+    );
+    out.examples = ex.map((e) => ({ ...(typeof e.title === 'string' ? { title: e.title.slice(0, 500) } : {}), arguments: e.arguments }));
+  }
+  const oi = strings(r['optionalInputFields']);
+  if (oi) out.optionalInputFields = oi;
+  const oo = strings(r['optionalOutputFields']);
+  if (oo) out.optionalOutputFields = oo;
+  const dep = r['deprecation'];
+  if (dep === null) out.deprecation = null;
+  else if (typeof dep === 'object' && typeof (dep as Record<string, unknown>)['sunsetAt'] === 'string' && !Number.isNaN(Date.parse((dep as Record<string, string>)['sunsetAt']!))) {
+    const d = dep as { sunsetAt: string; replacement?: unknown };
+    out.deprecation = { sunsetAt: new Date(d.sunsetAt).toISOString(), ...(typeof d.replacement === 'string' ? { replacement: d.replacement } : {}) };
+  }
+  return out;
+}
+
+export function mergeListings(...layers: Listing[]): Listing {
+  const out: Listing = {};
+  for (const layer of layers) {
+    for (const [k, v] of Object.entries(layer)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  }
+  return out;
+}
+
+/** Properties of an object schema that are not required. */
+export function optionalFieldsOf(schema: Record<string, unknown> | null | undefined): string[] {
+  if (!schema || typeof schema['properties'] !== 'object' || schema['properties'] === null) return [];
+  const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []);
+  return Object.keys(schema['properties'] as object).filter((p) => !required.has(p)).sort();
+}
+
+/** The first sentence of a description, as a summary when none was given. */
+export function summaryOf(description: string): string {
+  const text = description.replace(/\s+/g, ' ').trim();
+  const first = text.match(/^(.{1,300}?[.!?])(\s|$)/)?.[1] ?? text.slice(0, 300);
+  return first;
+}
+
+/** R2: hints narrow scope, they never grant anything: only an explicit read-only, non-destructive tool is `read`. */
+export function kindOf(annotations: Record<string, unknown> | null | undefined): 'read' | 'write' {
+  return annotations?.['readOnlyHint'] === true && annotations?.['destructiveHint'] !== true ? 'read' : 'write';
+}
+
+export interface ToolState {
+  toolId: string;
+  name: string;
+  status: 'active' | 'removed';
+  reviewed: boolean;
+  overrides: Listing;
+  versions: {
+    version: number;
+    contractHash: string;
+    state: 'approved' | 'pending' | 'retired';
+    title: string | null;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    outputSchema: Record<string, unknown> | null;
+    annotations: Record<string, unknown> | null;
+    listing: Listing;
+    providerMeta: Record<string, unknown> | null;
+    note: string;
+    at: string;
+  }[];
+  bindings: (Omit<ToolBindingDto, 'bindingId'> & { providerDefaults: Listing })[];
+}
+
+/** The catalog event for a tool as it is in force: the approved version's contract, merged listing, live bindings. */
+export function catalogEventOf(t: ToolState): CatalogToolChangedPayload {
+  const current = t.versions.find((v) => v.state === 'approved');
+  if (!current) throw new Error(`tool ${t.name} has no approved version`);
+  const defaults = t.bindings[0]?.providerDefaults ?? {};
+  const l = mergeListings(defaults, current.listing, t.overrides);
+  const asset = l.asset ?? 'USDC';
+  const pending = t.versions.filter((v) => v.state === 'pending').map((v) => v.version);
+  return {
+    toolId: t.toolId,
+    name: t.name,
+    status: t.status,
+    version: current.version,
+    contractHash: current.contractHash,
+    ...(pending.length > 0 ? { pendingVersion: Math.max(...pending) } : {}),
+    retiredVersions: t.versions.filter((v) => v.state === 'retired').map((v) => v.version).sort((a, b) => a - b),
+    kind: l.kind ?? kindOf(current.annotations),
+    category: l.category ?? 'general',
+    tags: l.tags ?? [],
+    summary: l.summary ?? summaryOf(current.description),
+    description: current.description,
+    ...(current.title ? { title: current.title } : {}),
+    inputSchema: current.inputSchema,
+    ...(current.outputSchema ? { outputSchema: current.outputSchema } : {}),
+    optionalInputFields: l.optionalInputFields ?? optionalFieldsOf(current.inputSchema),
+    optionalOutputFields: l.optionalOutputFields ?? optionalFieldsOf(current.outputSchema),
+    examples: l.examples ?? [],
+    changelog: [...t.versions]
+      .sort((a, b) => a.version - b.version)
+      .map((v) => ({ version: v.version, contractHash: v.contractHash, state: v.state, at: v.at, note: v.note })),
+    ...(l.deprecation ? { deprecation: l.deprecation } : {}),
+    notReviewed: !t.reviewed,
+    tier: l.tier ?? 'standard',
+    price: money(BigInt(l.priceMinor ?? '0'), asset),
+    assetDecimals: ASSET_DECIMALS[asset] ?? 6,
+    ...(typeof l.freeCallsPerDay === 'number' ? { freeCallsPerDay: l.freeCallsPerDay } : {}),
+    ...(current.annotations ? { annotations: current.annotations } : {}),
+    ...(current.providerMeta ? { providerMeta: current.providerMeta } : {}),
+    bindings: t.bindings.map(({ providerDefaults: _d, ...b }) => ({ ...b, bindingId: `${b.providerId}:${b.upstreamToolName}` })),
+  };
+}
