@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
+import { returnedRows } from '@tollgate/persistence';
 import { CatalogToolChanged, type CatalogToolChangedPayload, digestOf } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { DISCOVERY_OUTBOX } from '../discovery.constants';
@@ -61,11 +62,11 @@ export class PublishToolService {
     if (!state) return undefined;
     const event = catalogEventOf(state);
     const digest = digestOf(event);
-    const rows: unknown[] = await m.query(
+    const rows = returnedRows(await m.query(
       `UPDATE discovery.catalog_tool SET published_digest = $2, updated_at = now()
         WHERE tool_id = $1 AND published_digest IS DISTINCT FROM $2 RETURNING tool_id`,
       [toolId, digest],
-    );
+    ));
     if (rows.length > 0) await this.outbox.append(m, CatalogToolChanged, event);
     return event;
   }

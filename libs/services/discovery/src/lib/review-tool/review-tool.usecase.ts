@@ -1,6 +1,7 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { returnedRows } from '@tollgate/persistence';
 import { type CatalogToolChangedPayload } from '@tollgate/contracts';
 import { PublishToolService } from '../catalog/publish-tool.service';
 import { DISCOVERY } from '../discovery.constants';
@@ -45,12 +46,12 @@ export class ReviewToolUseCase {
   async update(toolId: string, dto: UpdateToolDto): Promise<CatalogToolChangedPayload> {
     const { reviewed, ...overrides } = dto;
     return this.dataSource.transaction(async (m) => {
-      const rows: unknown[] = await m.query(
+      const rows = returnedRows(await m.query(
         `UPDATE discovery.catalog_tool SET overrides = overrides || $2::jsonb,
            reviewed_at = CASE WHEN $3::boolean IS NULL THEN reviewed_at WHEN $3 THEN now() ELSE NULL END
          WHERE tool_id = $1 RETURNING tool_id`,
         [toolId, JSON.stringify(JSON.parse(JSON.stringify(overrides))), reviewed ?? null],
-      );
+      ));
       if (rows.length === 0) throw notFound();
       return (await this.publisher.publishIfChanged(m, toolId))!;
     });

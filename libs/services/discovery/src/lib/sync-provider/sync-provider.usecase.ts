@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { returnedRows } from '@tollgate/persistence';
 import { type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { contractChanges, contractHashOf, listUpstreamTools, type RefusedTool, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
@@ -83,11 +84,11 @@ export class SyncProviderUseCase {
       const report: SyncReport = { providerId, ok: true, pages: listing.pages, tools: [], refused, removed: [], syncedAt };
       const touched = new Set<string>();
       for (const tool of tools) report.tools.push(await this.foldTool(m, providerId, tool, touched));
-      const gone: { tool_id: string }[] = await m.query(
+      const gone = returnedRows<{ tool_id: string }>(await m.query(
         `UPDATE discovery.tool_binding SET removed_at = now(), updated_at = now()
           WHERE provider_id = $1 AND removed_at IS NULL AND NOT (upstream_tool_name = ANY($2)) RETURNING tool_id`,
         [providerId, tools.map((t) => t.name)],
-      );
+      ));
       for (const g of gone) {
         touched.add(g.tool_id);
         report.removed.push(g.tool_id);

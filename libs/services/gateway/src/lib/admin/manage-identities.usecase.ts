@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { returnedRows } from '@tollgate/persistence';
 import { GATEWAY } from '../gateway.constants';
 import { type McpUrlProfileDto } from './admin.dto';
 
@@ -43,10 +44,10 @@ export class ManageIdentitiesUseCase {
   }
 
   async revokeCredential(credentialId: string): Promise<{ credentialId: string; revokedAt: string }> {
-    const rows: { revoked_at: Date }[] = await this.dataSource.query(
+    const rows = returnedRows<{ revoked_at: Date }>(await this.dataSource.query(
       'UPDATE gateway.credential SET revoked_at = COALESCE(revoked_at, now()) WHERE credential_id = $1 RETURNING revoked_at',
       [credentialId],
-    );
+    ));
     if (rows.length === 0) throw new NotFoundException({ code: 'CREDENTIAL_NOT_FOUND', message: 'No such credential.' });
     return { credentialId, revokedAt: rows[0]!.revoked_at.toISOString() };
   }
@@ -79,7 +80,7 @@ export class ManageIdentitiesUseCase {
     if (p.scopeCategories !== undefined) set('scope_categories', p.scopeCategories === null ? null : JSON.stringify(p.scopeCategories.map((c) => c.toLowerCase())));
     if (p.providerRules !== undefined) set('provider_rules', p.providerRules === null ? null : JSON.stringify(p.providerRules));
     if (sets.length === 0) return { slug };
-    const rows: unknown[] = await this.dataSource.query(`UPDATE gateway.mcp_url SET ${sets.join(', ')} WHERE slug = $1 RETURNING slug`, values);
+    const rows = returnedRows(await this.dataSource.query(`UPDATE gateway.mcp_url SET ${sets.join(', ')} WHERE slug = $1 RETURNING slug`, values));
     if (rows.length === 0) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
     return { slug };
   }
