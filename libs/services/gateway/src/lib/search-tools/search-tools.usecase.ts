@@ -21,6 +21,7 @@ export const MAX_RESPONSE_BYTES = 256 * 1024;
 export const MAX_INLINE_SCHEMA_BYTES = 16 * 1024;
 
 /** C0 and C1 control characters become spaces (G3.1). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARS = /[\u0000-\u001F\u007F-\u009F]/g;
 
 type Detail = SavedSearch['detail'];
