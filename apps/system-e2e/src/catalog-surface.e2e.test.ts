@@ -144,6 +144,19 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       expect((r.json['tools'] as unknown[]).length).toBe(25);
     });
 
+    it('is driven by the ops CLI too: sync and list', async () => {
+      const cli = (...args: string[]) => {
+        const p = startTsProcess('ops-cli', 'tools/ops/src/providers.cli.ts', ['--url', disco, '--token', adminToken, ...args]);
+        return new Promise<{ code: number | null; out: string }>((resolve) => p.child.once('exit', (code) => resolve({ code, out: p.output() })));
+      };
+      const sync = await cli('sync', 'paged-tools');
+      expect(sync.code).toBe(0);
+      expect(JSON.parse(sync.out)).toMatchObject({ providerId: 'paged-tools', ok: true, pages: 3 });
+      const list = await cli('list');
+      expect(JSON.parse(list.out).providers.map((p: { providerId: string }) => p.providerId)).toEqual(expect.arrayContaining(['catalog-demo', 'paged-tools']));
+      expect((await cli('approve', 'no_such_tool', '2')).code).toBe(1);
+    });
+
     it('rejects a provider whose cursors cycle, and adds none of its tools', async () => {
       const r = await discoveryAdmin('/admin/providers', { providerId: 'cycle-tools', endpoint: `${providers}/cycle-tools/mcp` });
       expect(r.json).toMatchObject({ ok: false, tools: [] });

@@ -31,6 +31,9 @@ export interface Ranked {
 export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   private byName = new Map<string, CatalogTool>();
   private byId = new Map<string, CatalogTool>();
+  /** Active tools by name, for an empty query; and every active tool's category. Both rebuilt on reload. */
+  private sorted: CatalogTool[] = [];
+  private categories: string[] = [];
   private index = CatalogIndex.emptyIndex();
   private listener?: Client;
   private reloadTimer?: NodeJS.Timeout;
@@ -59,9 +62,8 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
       },
       searchOptions: {
         boost: { name: 3, summary: 2, tags: 2, category: 1.5, description: 1 },
-        prefix: (term) => term.length >= 3,
-        fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-        maxFuzzy: 2,
+        // Prefix matching only for the last word, the one a user may still be typing ("weath").
+        prefix: (term, i, terms) => i === terms.length - 1 && term.length >= 3,
         combineWith: 'OR',
       },
     });
@@ -90,15 +92,22 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
 
   /** Every tool matching `query` that `keep` lets through, best first. An empty query matches all, by name. */
   rank(query: string, keep: (t: CatalogTool) => boolean): Ranked[] {
-    if (query.trim() === '') {
-      return [...this.byName.values()].filter(keep).sort((a, b) => (a.name < b.name ? -1 : 1)).map((tool) => ({ tool, score: 0 }));
-    }
+    if (query.trim() === '') return this.sorted.filter(keep).map((tool) => ({ tool, score: 0 }));
+    // Any word matches (BM25+ ranks tools matching more words first); typos ("weathr") only when nothing matched,
+    // since fuzzy matching costs several times more (scoring is about a microsecond per matching tool).
+    let hits = this.index.search(query);
+    if (hits.length === 0) hits = this.index.search(query, { fuzzy: (term) => (term.length >= 4 ? 0.25 : false), maxFuzzy: 2 });
     const out: Ranked[] = [];
-    for (const hit of this.index.search(query)) {
+    for (const hit of hits) {
       const tool = this.byId.get(hit.id as string);
       if (tool && keep(tool)) out.push({ tool, score: Math.round(hit.score * 1000) / 1000 });
     }
     return out;
+  }
+
+  /** Every category among active tools (a URL without a scope can access all of them). */
+  allCategories(): readonly string[] {
+    return this.categories;
   }
 
   /** Loads the read model for tests and benchmarks that build an index without a database. */
@@ -108,6 +117,8 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
     index.addAll(active);
     this.byName = new Map(tools.map((t) => [t.name, t]));
     this.byId = new Map(tools.map((t) => [t.toolId, t]));
+    this.sorted = active.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.categories = [...new Set(active.filter((t) => t.bindings.length > 0).map((t) => t.category))].sort();
     this.index = index;
   }
 

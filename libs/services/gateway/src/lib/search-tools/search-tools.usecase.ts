@@ -85,8 +85,8 @@ export class SearchToolsUseCase {
     // Access is checked again on every page: the scope in force now decides, not the one of the first page.
     const accessible = (t: CatalogTool) => isAccessible(t, profile);
     const ranked = this.catalog.rank(state.query, (t) => accessible(t) && (state.category === null || t.category === state.category));
-    const categories = new Set<string>();
-    for (const t of this.catalog.all()) if (accessible(t)) categories.add(t.category);
+    const categories = profile.scopeTools === null && profile.scopeCategories === null ? new Set(this.catalog.allCategories()) : new Set<string>();
+    if (profile.scopeTools !== null || profile.scopeCategories !== null) for (const t of this.catalog.all()) if (accessible(t)) categories.add(t.category);
     const slice = ranked.slice(state.offset, state.offset + state.limit);
     const free = state.detail === 'names' ? new Map<string, number | null>() : await this.freeCalls.leftToday(caller.agentId, slice.map((r) => r.tool));
 
