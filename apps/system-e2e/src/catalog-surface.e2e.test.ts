@@ -551,12 +551,17 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       expect(await codeOf(after)).toBe('MCP_CREDENTIAL_INVALID');
     });
 
-    it('hides another owner\'s private URL and unknown URLs: MCP_URL_NOT_FOUND', async () => {
+    it('hides another owner\'s private URL, unknown and disabled URLs: MCP_URL_NOT_FOUND', async () => {
       const foreign = await raw('private-o2', `Bearer ${creds['a1']!.credential}`);
       expect(foreign.status).toBe(404);
       expect(((await foreign.json()) as { error: { message: string; data: { code: string } } }).error).toMatchObject({ message: 'No MCP server at this URL', data: { code: 'MCP_URL_NOT_FOUND' } });
       expect((await (await agent('private-o2', 'o2')).listTools()).tools.map((t) => t.name)).toContain('search_tools');
       expect(await codeOf(await raw('no-such-url', `Bearer ${creds['a1']!.credential}`))).toBe('MCP_URL_NOT_FOUND');
+      // A disabled URL is unusable: it answers as if it were not there.
+      expect((await admin('/admin/mcp-urls', { slug: 'soon-disabled' })).status).toBe(201);
+      expect((await raw('soon-disabled', `Bearer ${creds['a1']!.credential}`)).status).toBe(200);
+      expect((await admin('/admin/mcp-urls/soon-disabled/disable', {})).status).toBe(200);
+      expect(await codeOf(await raw('soon-disabled', `Bearer ${creds['a1']!.credential}`))).toBe('MCP_URL_NOT_FOUND');
     });
 
     it('answers MCP_AUTH_RATE_LIMITED after too many failed credential attempts', async () => {

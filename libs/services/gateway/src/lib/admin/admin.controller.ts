@@ -42,6 +42,13 @@ export class AdminController {
     return this.identities.createMcpUrl(slug, ownerId, profile);
   }
 
+  /** The URL stops answering (MCP_URL_NOT_FOUND) at once, for every credential. */
+  @Post('mcp-urls/:slug/disable')
+  @HttpCode(200)
+  disableMcpUrl(@Param('slug') slug: string) {
+    return this.identities.disableMcpUrl(slug);
+  }
+
   @Patch('mcp-urls/:slug')
   updateMcpUrl(@Param('slug') slug: string, @Body() dto: McpUrlProfileDto) {
     return this.identities.updateMcpUrl(slug, dto);

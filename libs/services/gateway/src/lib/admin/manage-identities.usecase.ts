@@ -66,6 +66,15 @@ export class ManageIdentitiesUseCase {
     return { mcpUrlId, path: `/mcp/${slug}` };
   }
 
+  async disableMcpUrl(slug: string): Promise<{ slug: string; disabledAt: string }> {
+    const rows = returnedRows<{ disabled_at: Date }>(await this.dataSource.query(
+      'UPDATE gateway.mcp_url SET disabled_at = COALESCE(disabled_at, now()) WHERE slug = $1 RETURNING disabled_at',
+      [slug],
+    ));
+    if (rows.length === 0) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
+    return { slug, disabledAt: rows[0]!.disabled_at.toISOString() };
+  }
+
   async updateMcpUrl(slug: string, p: McpUrlProfileDto): Promise<{ slug: string }> {
     const sets: string[] = [];
     const values: unknown[] = [slug];
