@@ -14,6 +14,9 @@ const logger = createLogger(GATEWAY);
 /** Words that carry no meaning for ranking ("weather forecast FOR A city"). */
 const STOP_WORDS = new Set(['a', 'an', 'and', 'the', 'for', 'of', 'to', 'in', 'on', 'by', 'with', 'from', 'at', 'or', 'is', 'it', 'me', 'my', 'i', 'this', 'that']);
 
+/** Distinct queries whose ranking is kept until the catalog changes (cursor pages and repeated searches reuse it). */
+const RANKING_CACHE_SIZE = 500;
+
 export interface Ranked {
   tool: CatalogTool;
   score: number;
@@ -34,6 +37,8 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   /** Active tools by name, for an empty query; and every active tool's category. Both rebuilt on reload. */
   private sorted: CatalogTool[] = [];
   private categories: string[] = [];
+  /** query → every hit with its score, for the catalog as loaded now; cleared on reload. Scope is applied per request. */
+  private readonly rankings = new Map<string, { id: string; score: number }[]>();
   private index = CatalogIndex.emptyIndex();
   private listener?: Client;
   private reloadTimer?: NodeJS.Timeout;
@@ -93,16 +98,25 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   /** Every tool matching `query` that `keep` lets through, best first. An empty query matches all, by name. */
   rank(query: string, keep: (t: CatalogTool) => boolean): Ranked[] {
     if (query.trim() === '') return this.sorted.filter(keep).map((tool) => ({ tool, score: 0 }));
-    // Any word matches (BM25+ ranks tools matching more words first); typos ("weathr") only when nothing matched,
-    // since fuzzy matching costs several times more (scoring is about a microsecond per matching tool).
-    let hits = this.index.search(query);
-    if (hits.length === 0) hits = this.index.search(query, { fuzzy: (term) => (term.length >= 4 ? 0.25 : false), maxFuzzy: 2 });
     const out: Ranked[] = [];
-    for (const hit of hits) {
-      const tool = this.byId.get(hit.id as string);
-      if (tool && keep(tool)) out.push({ tool, score: Math.round(hit.score * 1000) / 1000 });
+    for (const hit of this.hits(query)) {
+      const tool = this.byId.get(hit.id);
+      if (tool && keep(tool)) out.push({ tool, score: hit.score });
     }
     return out;
+  }
+
+  private hits(query: string): { id: string; score: number }[] {
+    const cached = this.rankings.get(query);
+    if (cached) return cached;
+    // Any word matches (BM25+ ranks tools matching more words first); typos ("weathr") only when nothing matched,
+    // since fuzzy matching costs several times more (scoring is about a microsecond per matching tool).
+    let found = this.index.search(query);
+    if (found.length === 0) found = this.index.search(query, { fuzzy: (term) => (term.length >= 4 ? 0.25 : false), maxFuzzy: 2 });
+    const hits = found.map((h) => ({ id: h.id as string, score: Math.round(h.score * 1000) / 1000 }));
+    if (this.rankings.size >= RANKING_CACHE_SIZE) this.rankings.delete(this.rankings.keys().next().value!);
+    this.rankings.set(query, hits);
+    return hits;
   }
 
   /** Every category among active tools (a URL without a scope can access all of them). */
@@ -115,6 +129,7 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
     const index = CatalogIndex.emptyIndex();
     const active = tools.filter((t) => t.status === 'active');
     index.addAll(active);
+    this.rankings.clear();
     this.byName = new Map(tools.map((t) => [t.name, t]));
     this.byId = new Map(tools.map((t) => [t.toolId, t]));
     this.sorted = active.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
