@@ -52,7 +52,8 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(new InProcessTransport(logger.child({ component: 'in-process-transport' }))),
       HealthModule,
-      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000 }),
+      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000,
+        policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000 }),
       ExecutionModule.register(base),
       PaymentModule.register(base),

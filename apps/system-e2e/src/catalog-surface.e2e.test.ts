@@ -6,6 +6,9 @@
  * an admin does. Requirement IDs: G1, G3.1–G3.10, G4, G6, G9, G10, R3, R6.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as PgClient } from 'pg';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -42,6 +45,8 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
   const creds: Record<string, { agentId: string; credentialId: string; credential: string }> = {};
   let owner1: string;
   let owner2: string;
+  let owner3: string;
+  const policyRoot = mkdtempSync(path.join(os.tmpdir(), 'tollgate-policies-'));
 
   const admin = (path: string, body: unknown) => postJson(`${gw}${path}`, body, adminToken);
   const discoveryAdmin = (path: string, body: unknown) => postJson(`${disco}${path}`, body, adminToken);
@@ -83,6 +88,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
     const env = (s: Service) => ({
       PORT: String(ports[s]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
       GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0', GATEWAY_CALL_WAIT_MS: '20000',
+      GATEWAY_POLICY_ROOT: policyRoot,
     });
     for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s === 'gateway-b' ? 'gateway' : s}/src/main.ts`, [], env(s)));
     await Promise.all(
@@ -101,6 +107,8 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
     owner2 = (await admin('/admin/owners', { name: 'Owner two' })).json['ownerId'] as string;
     for (const k of ['a1', 'a2', 'searcher', 'reader', 'lister', 'revoked']) await newAgent(k);
     await newAgent('o2', owner2);
+    owner3 = (await admin('/admin/owners', { name: 'Owner with a policy' })).json['ownerId'] as string;
+    for (const k of ['p1', 'p2']) await newAgent(k, owner3);
     const urls: Record<string, unknown>[] = [
       { slug: 'all-search', discoveryMode: 'search', pinnedTools: ['get_weather', 'no_such_tool'] },
       { slug: 'all-full', discoveryMode: 'full' },
@@ -111,6 +119,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       { slug: 'scoped-later', discoveryMode: 'search' },
       { slug: 'private-o2', discoveryMode: 'search', ownerId: owner2 },
       { slug: 'auth-probe', discoveryMode: 'search' },
+      { slug: 'policy-full', discoveryMode: 'full', scopeCategories: ['messaging', 'network', 'weather'] },
     ];
     for (const u of urls) expect((await admin('/admin/mcp-urls', u)).status).toBe(201);
 
@@ -135,6 +144,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await Promise.all(processes.map((p) => p.stop()));
     await db?.drop();
+    rmSync(policyRoot, { recursive: true, force: true });
   });
 
   describe('discovery sync (R1, R3, R6)', () => {
@@ -487,7 +497,8 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
     const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
 
     it('search mode lists the accessible pinned tools plus search_tools, get_tool, call_tool', async () => {
-      expect(await names(await agent('all-search'))).toEqual(['get_weather', 'search_tools', 'get_tool', 'call_tool']);
+      // With a policy root configured, the self-verification tools follow the hosted ones (issue 6).
+      expect(await names(await agent('all-search'))).toEqual(['get_weather', 'search_tools', 'get_tool', 'call_tool', 'assay_check_args', 'assay_check_sequence', 'assay_policy_decide']);
     });
 
     it('full mode lists every accessible catalog tool with its schemas; the hosted tools stay callable but never widen the scope', async () => {
@@ -505,7 +516,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
 
     it('auto mode picks full under the threshold and search above it', async () => {
       expect(await names(await agent('auto-small'))).toEqual(['air_quality', 'get_weather', 'weather_forecast']);
-      expect(await names(await agent('auto-big'))).toEqual(['search_tools', 'get_tool', 'call_tool']);
+      expect(await names(await agent('auto-big'))).toEqual(['search_tools', 'get_tool', 'call_tool', 'assay_check_args', 'assay_check_sequence', 'assay_policy_decide']);
     });
 
     it('runs a directly listed tool through the same call path as call_tool (G6)', async () => {
@@ -525,7 +536,92 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       for (let i = 0; i < 60; i++) await c.listTools();
       await expect(c.listTools()).rejects.toMatchObject({ code: -32029 });
       // Another URL is another allowance.
-      expect((await (await agent('auto-big', 'lister')).listTools()).tools).toHaveLength(3);
+      expect((await (await agent('auto-big', 'lister')).listTools()).tools).toHaveLength(6);
+    });
+  });
+
+  describe('access policy and policy tools on the gateway (issue 6)', () => {
+    const pg = () => new PgClient({ connectionString: db.url });
+    async function counts(c: PgClient) {
+      const one = async (sql: string) => Number((await c.query(sql)).rows[0].n);
+      return {
+        calls: await one('SELECT count(*) AS n FROM gateway.call'),
+        requested: await one(`SELECT count(*) AS n FROM gateway.outbox_event WHERE envelope->>'type' = 'CallRequested'`),
+        holds: await one('SELECT count(*) AS n FROM payment.hold'),
+      };
+    }
+    const put = async (url: string, policy: string) => {
+      const res = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ policy }) });
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+    };
+    const ownerPolicy = (deny: string, ipPattern: string) => [
+      'version: "2.0"', 'tools:', `  deny: ["${deny}"]`, 'schemas:', '  lookup_ip:', '    type: object', '    additionalProperties: false',
+      `    properties: { ip: { type: string, pattern: "${ipPattern}" } }`, '    required: [ip]', 'enforcement:', '  unconstrained_tools: allow',
+    ].join('\n');
+
+    it('refuses a denied tool before any record, hold or dispatch, naming the rule (TOOL_NOT_ALLOWED)', async () => {
+      expect((await put(`${gw}/admin/owners/${owner3}/access-policy`, ownerPolicy('send_*', '^192\\\\.'))).json).toMatchObject({ version: 1 });
+      const c = await agent('policy-full', 'p1');
+      const client = pg();
+      await client.connect();
+      const before = await counts(client);
+      const r = await call(c, 'call_tool', { name: 'send_email', arguments: { to: 'a@b.c', subject: 's', body: 'b' } });
+      expect(errorOf(r)).toMatchObject({ code: 'TOOL_NOT_ALLOWED', retryable: false, details: { rule: 'tools.deny: send_*', policy: 'owner', policyVersion: 1 } });
+      const args = await call(c, 'lookup_ip', { ip: '10.0.0.1' });
+      expect(errorOf(args)).toMatchObject({ code: 'TOOL_ARGUMENTS_INVALID', details: { policy: 'owner', violations: [expect.objectContaining({ constraint: 'schemas.lookup_ip: /ip pattern' })] } });
+      await new Promise((res) => setTimeout(res, 500));
+      expect(await counts(client)).toEqual(before);
+      await client.end();
+    });
+
+    it('hides denied tools from tools/list and search, and never widens the URL', async () => {
+      const c = await agent('policy-full', 'p1');
+      const listed = (await c.listTools()).tools.map((t) => t.name);
+      expect(listed).toEqual(expect.arrayContaining(['lookup_ip', 'get_weather']));
+      expect(listed).not.toContain('send_email');
+      expect(listed).not.toContain('send_sms');
+      const found = await search(c, { query: 'send an email or sms', detail: 'names' });
+      expect(found.results.map((r) => r['name'])).not.toContain('send_email');
+    });
+
+    it('records the policy versions in force on the call and on CallRequested (C2)', async () => {
+      const c = await agent('policy-full', 'p2');
+      const ok = await call(c, 'lookup_ip', { ip: '192.0.2.7' });
+      expect(ok.isError).toBeFalsy();
+      const intentId = (ok._meta?.['assay/receipt'] as { intentId: string }).intentId;
+      expect((await put(`${gw}/admin/mcp-urls/policy-full/access-policy`, 'version: "2.0"\ntools:\n  deny: ["get_weather"]')).json).toMatchObject({ version: 1 });
+      expect((await put(`${gw}/admin/owners/${owner3}/access-policy`, ownerPolicy('send_*', '^192\\\\.'))).json).toMatchObject({ version: 2 });
+      const again = await call(c, 'lookup_ip', { ip: '192.0.2.8' });
+      expect(again.isError).toBeFalsy();
+      const second = (again._meta?.['assay/receipt'] as { intentId: string }).intentId;
+      const client = pg();
+      await client.connect();
+      const pinned = async (id: string) => (await client.query(
+        `SELECT c.access_policy AS row, o.envelope->'payload'->'accessPolicy' AS event FROM gateway.call c
+           JOIN gateway.outbox_event o ON o.envelope->>'type' = 'CallRequested' AND o.envelope->'payload'->>'intentId' = c.intent_id::text WHERE c.intent_id = $1`, [id])).rows[0];
+      expect(await pinned(intentId)).toEqual({ row: { ownerPolicyVersion: 1 }, event: { ownerPolicyVersion: 1 } });
+      expect(await pinned(second)).toEqual({ row: { ownerPolicyVersion: 2, urlPolicyVersion: 1 }, event: { ownerPolicyVersion: 2, urlPolicyVersion: 1 } });
+      await client.end();
+      expect(errorOf(await call(c, 'call_tool', { name: 'get_weather', arguments: { city: 'Oslo' } }))).toMatchObject({ code: 'TOOL_NOT_ALLOWED', details: { policy: 'url', rule: 'tools.deny: get_weather' } });
+    });
+
+    it('refuses an invalid policy text at the admin API with E_POLICY_PARSE', async () => {
+      const bad = await put(`${gw}/admin/owners/${owner3}/access-policy`, 'tools: [unclosed');
+      expect(bad.status).toBe(400);
+      expect(bad.json).toMatchObject({ code: 'E_POLICY_PARSE' });
+    });
+
+    it('serves the policy tools with the root fixed per owner', async () => {
+      mkdirSync(path.join(policyRoot, owner3), { recursive: true });
+      writeFileSync(path.join(policyRoot, owner3, 'self.yaml'), 'version: "2.0"\nschemas:\n  book_hotel:\n    type: object\n    properties: { nights: { type: integer, maximum: 7 } }\n');
+      const c = await agent('all-search', 'p1');
+      const r = await call(c, 'assay_check_args', { tool: 'book_hotel', arguments: { nights: 9 }, policy: 'self.yaml' });
+      expect(r.structuredContent).toMatchObject({ allowed: false, suggested_fix: { nights: 7 } });
+      const other = await agent('all-search', 'a1');
+      const foreign = await call(other, 'assay_check_args', { tool: 'book_hotel', arguments: {}, policy: `../${owner3}/self.yaml` });
+      expect(JSON.parse((foreign.content[0] as { text: string }).text)).toMatchObject({ allowed: false, error: { code: 'E_PERMISSION_DENIED' } });
+      const none = await call(other, 'assay_check_args', { tool: 'book_hotel', arguments: {}, policy: 'self.yaml' });
+      expect(JSON.parse((none.content[0] as { text: string }).text)).toMatchObject({ allowed: false, error: { code: 'E_POLICY_NOT_FOUND' } });
     });
   });
 

@@ -19,7 +19,15 @@ export class PolicyStore {
       throw new PolicyToolError('E_PERMISSION_DENIED', 'The policy path is not allowed.');
     }
     if (path.isAbsolute(requested) || /^[A-Za-z]:[\\/]/.test(requested)) throw new PolicyToolError('E_PERMISSION_DENIED', 'The policy path must be relative to the policy root.');
-    const root = (this.rootReal ??= await realpath(this.root));
+    // Lexical check first: a path that leaves the root is refused whether or not the root exists yet.
+    if (!inside(path.resolve(this.root), path.resolve(this.root, requested))) throw new PolicyToolError('E_PERMISSION_DENIED', 'The policy path leaves the policy root.');
+    let root: string;
+    try {
+      root = this.rootReal ??= await realpath(this.root);
+    } catch {
+      // No policy folder at all (an owner who has none yet): nothing can be found in it.
+      throw new PolicyToolError('E_POLICY_NOT_FOUND', 'The policy file does not exist.');
+    }
     const joined = path.resolve(root, requested);
     if (!inside(root, joined)) throw new PolicyToolError('E_PERMISSION_DENIED', 'The policy path leaves the policy root.');
     let real: string;

@@ -26,4 +26,12 @@ export class GatewayAppConfig extends CommonConfig {
   @EnvVar({ description: 'How often (ms) each instance reloads its in-memory catalog as a safety net besides PostgreSQL LISTEN/NOTIFY.' })
   @IsInt() @Min(1000) @Max(3_600_000)
   GATEWAY_CATALOG_POLL_MS = 30_000;
+
+  @EnvVar({ description: 'Time limit (ms) of one access-policy or policy-tool evaluation; past it the call is refused (E_TIMEOUT for the tools).' })
+  @IsInt() @Min(10) @Max(60_000)
+  GATEWAY_POLICY_TIMEOUT_MS = 2000;
+
+  @EnvVar({ description: 'Folder of per-owner policy folders (<root>/<ownerId>/...) read by assay_check_args, assay_check_sequence and assay_policy_decide; unset turns those tools off.', type: 'string' })
+  @IsOptional() @IsString() @MinLength(1)
+  GATEWAY_POLICY_ROOT?: string;
 }

@@ -2,8 +2,9 @@ import { serviceDataSourceOptions } from '@tollgate/persistence';
 import { type DataSourceOptions } from 'typeorm';
 import { GatewayInit1764680000000 } from './migrations/1764680000000-gateway-init.migration';
 import { GatewayDiscoverySurface1764700000000 } from './migrations/1764700000000-gateway-discovery-surface.migration';
+import { GatewayAccessPolicy1764710000000 } from './migrations/1764710000000-gateway-access-policy.migration';
 import { GATEWAY } from './gateway.constants';
 
 export function gatewayDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: GATEWAY, schema: GATEWAY, url, entities: [], migrations: [GatewayInit1764680000000, GatewayDiscoverySurface1764700000000] });
+  return serviceDataSourceOptions({ name: GATEWAY, schema: GATEWAY, url, entities: [], migrations: [GatewayInit1764680000000, GatewayDiscoverySurface1764700000000, GatewayAccessPolicy1764710000000] });
 }

@@ -5,6 +5,9 @@ import { AdminController } from './admin/admin.controller';
 import { ManageIdentitiesUseCase } from './admin/manage-identities.usecase';
 import { AuthenticateUseCase } from './authenticate/authenticate.usecase';
 import { CallToolUseCase } from './call-tool/call-tool.usecase';
+import { AccessPolicyController } from './access-policy/access-policy.controller';
+import { AccessPolicyService } from './access-policy/access-policy.service';
+import { PolicyToolsHost } from './access-policy/policy-tools.host';
 import { CallWaiters } from './call-tool/call-waiters.service';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { FreeCallsService } from './catalog/free-calls.service';
@@ -27,7 +30,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [serviceDatabaseModule(GATEWAY, () => gatewayDataSourceOptions(options.databaseUrl))],
-      controllers: [McpController, AdminController],
+      controllers: [McpController, AdminController, AccessPolicyController],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: options },
         { provide: GATEWAY_OUTBOX, useValue: new OutboxWriter(GATEWAY, GATEWAY) },
@@ -36,6 +39,8 @@ export class GatewayModule {
         CallToolUseCase,
         CallWaiters,
         CatalogIndex,
+        AccessPolicyService,
+        PolicyToolsHost,
         FreeCallsService,
         RateLimits,
         ListToolsUseCase,

@@ -10,4 +10,8 @@ export interface GatewayOptions extends ServiceRuntimeOptions {
   cursorSecret: string;
   /** Safety-net reload of the in-memory catalog (ms), besides LISTEN/NOTIFY. */
   catalogPollMs: number;
+  /** Deadline of one access-policy or policy-tool evaluation (ms). */
+  policyTimeoutMs: number;
+  /** Root of the per-owner policy folders the policy tools read (`<root>/<ownerId>/…`); the tools are off without it. */
+  policyRoot?: string;
 }

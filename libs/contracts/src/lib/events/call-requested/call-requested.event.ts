@@ -4,6 +4,12 @@ import { defineEvent } from '../../event-definition';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
 
+/** The access-policy versions in force when the call was accepted (C2: pinned at dispatch). Absent: no policy applied. */
+export class PinnedPolicyVersionsDto {
+  @IsOptional() @IsInt() @Min(1) ownerPolicyVersion?: number;
+  @IsOptional() @IsInt() @Min(1) urlPolicyVersion?: number;
+}
+
 /**
  * The gateway accepted an agent's call. Identity (owner, agent, URL) comes
  * from the credential, never from the tool arguments.
@@ -24,6 +30,8 @@ export class CallRequestedPayload {
   /** Agent-scoped operation key, when the agent sent one (operation keys land with the execution issue). */
   @IsOptional() @IsString() @MinLength(1) operationKey?: string;
   @IsISO8601({ strict: true }) deadlineAt!: string;
+  /** Additive (optional) field: consumers that predate it never see it on calls made without a policy. */
+  @IsOptional() @ValidateNested() @Type(() => PinnedPolicyVersionsDto) accessPolicy?: PinnedPolicyVersionsDto;
 }
 
 export const CallRequested = defineEvent({

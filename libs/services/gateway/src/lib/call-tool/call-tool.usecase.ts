@@ -5,6 +5,7 @@ import { type DataSource } from 'typeorm';
 import { agentErrorResult, type AgentErrorCode, CallRequested, digestOf, isAgentErrorCode, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { createLogger, withLogContext } from '@tollgate/observability';
+import { AccessPolicyService, type PolicyInForce } from '../access-policy/access-policy.service';
 import { type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { type CatalogTool, inScope, noProviderFits, type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
@@ -48,9 +49,10 @@ export class CallToolUseCase {
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
     private readonly waiters: CallWaiters,
+    private readonly accessPolicy: AccessPolicyService,
   ) {}
 
-  async execute(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}): Promise<ToolCallResult> {
+  async execute(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = []): Promise<ToolCallResult> {
     const [row]: { doc: CatalogTool }[] = await this.dataSource.query('SELECT doc FROM gateway.catalog_tool WHERE name = $1', [name]);
     const doc = row?.doc;
     if (!doc || !inScope(doc, profile)) {
@@ -59,23 +61,39 @@ export class CallToolUseCase {
     if (doc.status === 'removed' || doc.bindings.length === 0) {
       return agentErrorResult({ code: 'TOOL_REMOVED', retryable: false, message: `The tool "${name}" is no longer offered by any provider. Search for another.`, details: { name, lastVersion: doc.version } });
     }
-    const pinned = meta['assay/contractVersion'];
-    if (typeof pinned === 'number' && doc.retiredVersions.includes(pinned)) {
+    const pinnedVersion = meta['assay/contractVersion'];
+    if (typeof pinnedVersion === 'number' && doc.retiredVersions.includes(pinnedVersion)) {
       return agentErrorResult({
-        code: 'CONTRACT_VERSION_RETIRED', retryable: false, message: `Version ${pinned} of "${name}" is retired; version ${doc.version} is in force. Read it with get_tool.`,
-        details: { name, requestedVersion: pinned, currentVersion: doc.version },
+        code: 'CONTRACT_VERSION_RETIRED', retryable: false, message: `Version ${pinnedVersion} of "${name}" is retired; version ${doc.version} is in force. Read it with get_tool.`,
+        details: { name, requestedVersion: pinnedVersion, currentVersion: doc.version },
       });
     }
     if (profile.providerRules && noProviderFits(doc, profile)) {
       return agentErrorResult({ code: 'NO_PROVIDER_MATCHES_RULES', retryable: false, message: `No provider of "${name}" is allowed by this URL's provider rules.`, details: { name } });
     }
+    // Access policy (issue 6): decided before any record, hold or dispatch; a refusal leaves no event behind.
+    const access = await this.accessPolicy.decide(policies, name, args);
+    if (!access.ok && access.code === 'TOOL_NOT_ALLOWED') {
+      return agentErrorResult({
+        code: 'TOOL_NOT_ALLOWED', retryable: false, message: `${access.message} Check this agent's access policy.`,
+        details: { rule: access.rule, policy: access.subject, policyVersion: access.version },
+      });
+    }
+    if (!access.ok) {
+      return agentErrorResult({
+        code: 'TOOL_ARGUMENTS_INVALID', retryable: false,
+        message: `The access policy refuses these arguments: ${access.violations.map((v) => v.suggestion).join('; ')}.`,
+        details: { policy: access.subject, policyVersion: access.version, violations: access.violations, suggestedFix: access.suggestedFix },
+      });
+    }
+    const pinned = Object.keys(access.pinned).length > 0 ? access.pinned : undefined;
     const tool = { tool_id: doc.toolId, version: doc.version, price_minor: doc.price.amountMinor, asset: doc.price.asset };
     const intentId = randomUUID();
     return withLogContext({ intentId }, async () => {
       await this.dataSource.transaction(async (m) => {
         await m.query(
-          'INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)',
-          [intentId, caller.agentId, caller.mcpUrlId, tool.tool_id, tool.price_minor, tool.asset],
+          'INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset, access_policy) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+          [intentId, caller.agentId, caller.mcpUrlId, tool.tool_id, tool.price_minor, tool.asset, pinned ? JSON.stringify(pinned) : null],
         );
         await this.outbox.append(m, CallRequested, {
           intentId,
@@ -89,6 +107,7 @@ export class CallToolUseCase {
           argumentsHash: digestOf(args),
           price: money(BigInt(tool.price_minor), tool.asset),
           deadlineAt: new Date(Date.now() + this.options.callDeadlineMs).toISOString(),
+          ...(pinned ? { accessPolicy: pinned } : {}),
         });
       });
       logger.info({ toolId: tool.tool_id }, 'call requested');

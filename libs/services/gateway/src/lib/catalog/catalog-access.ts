@@ -19,6 +19,8 @@ export interface UrlProfile {
   scopeCategories: string[] | null;
   /** Which providers may serve calls through this URL. */
   providerRules: { allow?: string[]; deny?: string[] } | null;
+  /** The caller's access policies' tool filter (tools.allow / tools.deny); absent: every tool passes. */
+  allowTool?: (name: string) => boolean;
 }
 
 export const HOSTED_TOOL_NAMES = ['search_tools', 'get_tool', 'call_tool'] as const;
@@ -26,7 +28,7 @@ export const MAX_PINNED = 5;
 
 /** In this URL's scope, active, and with at least one provider binding (listable supply). */
 export function isAccessible(tool: CatalogTool, p: UrlProfile): boolean {
-  return tool.status === 'active' && tool.bindings.length > 0 && inScope(tool, p);
+  return tool.status === 'active' && tool.bindings.length > 0 && inScope(tool, p) && (p.allowTool?.(tool.name) ?? true);
 }
 
 /** The URL's access scope alone: the tool's name or its category is listed, or the URL exposes the whole catalog. */

@@ -5,6 +5,9 @@ import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelc
 import { type Request, type Response } from 'express';
 import { agentErrorResult } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
+import { POLICY_TOOL_NAMES, POLICY_TOOLS } from '@tollgate/policy-tools';
+import { AccessPolicyService, type PolicyInForce } from '../access-policy/access-policy.service';
+import { PolicyToolsHost } from '../access-policy/policy-tools.host';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { CallToolUseCase } from '../call-tool/call-tool.usecase';
@@ -47,6 +50,8 @@ export class McpController {
     private readonly getTool: GetToolUseCase,
     private readonly callTool: CallToolUseCase,
     private readonly limits: RateLimits,
+    private readonly accessPolicy: AccessPolicyService,
+    private readonly policyTools: PolicyToolsHost,
   ) {}
 
   @Post(':slug')
@@ -60,7 +65,10 @@ export class McpController {
       res.status(f.status).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: f.message, data: { code: auth.code, ...(retry !== undefined ? { retryAfterMs: retry } : {}) } } });
       return;
     }
-    const server = this.buildServer(auth.identity, auth.profile);
+    const policies = await this.accessPolicy.inForce(auth.identity.ownerId, auth.identity.mcpUrlId);
+    // The access policy's tool filter narrows what this caller sees and may call (G1); it never widens the URL's scope.
+    const profile: UrlProfile = policies.length > 0 ? { ...auth.profile, allowTool: (n) => this.accessPolicy.toolAllowed(policies, n) } : auth.profile;
+    const server = this.buildServer(auth.identity, profile, policies);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -82,19 +90,23 @@ export class McpController {
     res.status(405).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } });
   }
 
-  private buildServer(caller: CallerIdentity, profile: UrlProfile): Server {
+  private buildServer(caller: CallerIdentity, profile: UrlProfile, policies: PolicyInForce[]): Server {
     const server = new Server({ name: 'tollgate', version: '0.1.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       const limited = await this.limits.consume('list', `${caller.credentialId}:${caller.mcpUrlId}`);
       if (!limited.ok) {
         throw new McpError(JSONRPC_RATE_LIMITED, 'tools/list is limited to 60 requests per minute per credential and URL.', { retryAfterMs: limited.retryAfterMs });
       }
-      return { tools: this.listTools.execute(profile).tools };
+      const listed = this.listTools.execute(profile);
+      // The self-verification tools sit beside the hosted ones in search mode, where the gateway has a policy root.
+      const extra = listed.mode === 'search' && this.policyTools.enabled ? POLICY_TOOLS.map((t) => ({ ...t, inputSchema: t.inputSchema as never })) : [];
+      return { tools: [...listed.tools, ...extra] };
     });
     server.setRequestHandler(CallToolRequestSchema, async (req) => {
       const { name, arguments: args, _meta } = req.params;
       try {
-        return (await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, (_meta ?? {}) as Record<string, unknown>))) as never;
+        if (POLICY_TOOL_NAMES.has(name) && this.policyTools.enabled) return (await this.policyTools.call(caller.ownerId, name, args)) as never;
+        return (await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, (_meta ?? {}) as Record<string, unknown>, policies))) as never;
       } catch (err) {
         logger.error({ err, tool: name }, 'tool call failed inside the gateway');
         return agentErrorResult({ code: 'INTERNAL_SERVER_ERROR', retryable: true, message: 'The gateway failed unexpectedly. Retry with the same operation key.' }) as never;
@@ -114,7 +126,9 @@ export class McpController {
     return result;
   }
 
-  private async dispatch(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown>): Promise<ToolResult> {
+  private async dispatch(
+    caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown>, policies: PolicyInForce[],
+  ): Promise<ToolResult> {
     switch (name) {
       case 'search_tools':
         return this.searchTools.execute(caller, profile, args ?? {});
@@ -125,10 +139,10 @@ export class McpController {
         if (bad) return bad;
         const inner = args as { name: string; arguments?: Record<string, unknown> };
         if (HOSTED.has(inner.name)) return invalidArguments([{ field: 'name', problem: 'must be a catalog tool; call discovery tools directly' }]);
-        return this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta);
+        return this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta, policies);
       }
       default:
-        return this.callTool.execute(caller, profile, name, args ?? {}, meta);
+        return this.callTool.execute(caller, profile, name, args ?? {}, meta, policies);
     }
   }
 }
