@@ -27,6 +27,10 @@ export class EmbeddedConfig {
   @IsInt() @Min(0)
   SETTLEMENT_VERIFICATION_WINDOW_MS = 2000;
 
+  @EnvVar({ description: 'How long (ms) a device sign-in of the local bridge stays open for approval.' })
+  @IsInt() @Min(1000)
+  GATEWAY_SIGNIN_TTL_MS = 600_000;
+
   @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
   @IsString()
   LOG_LEVEL = 'info';

@@ -12,7 +12,7 @@ import { Module } from '@nestjs/common';
 import { loadConfig } from '@tollgate/config';
 import { DiscoveryModule, RegisterProviderUseCase } from '@tollgate/discovery-service';
 import { ExecutionModule } from '@tollgate/execution-service';
-import { GatewayModule, ManageIdentitiesUseCase } from '@tollgate/gateway-service';
+import { DeviceSignInUseCase, GatewayModule, ManageIdentitiesUseCase } from '@tollgate/gateway-service';
 import { startNestApp } from '@tollgate/http';
 import { LedgerModule } from '@tollgate/ledger-service';
 import { EventTransportModule, InProcessTransport } from '@tollgate/messaging';
@@ -30,6 +30,8 @@ interface DemoFile {
   ledgerUrl: string;
   adminToken: string;
   agentId: string;
+  /** Approves devices on the sign-in page of the local bridge (tollgate-mcp). */
+  ownerKey?: string;
 }
 
 const logger = createLogger('embedded');
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(new InProcessTransport(logger.child({ component: 'in-process-transport' }))),
       HealthModule,
-      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000,
+      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
         policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000 }),
       ExecutionModule.register(base),
@@ -81,7 +83,7 @@ async function main(): Promise<void> {
   // The sample provider is (re)registered at every start, so the catalog always reflects it.
   await app.get(RegisterProviderUseCase).execute({ providerId: 'text-tools', endpoint: `${url}${TEXT_TOOLS_PATH}`, defaults: { category: 'text' } });
 
-  const demo = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), url, adminToken));
+  const demo = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), app.get(DeviceSignInUseCase), url, adminToken));
   writeFileSync(demoPath, JSON.stringify({ ...demo, mcpUrl: `${url}/mcp/demo`, ledgerUrl: `${url}/calls` }, null, 2) + '\n');
   process.stdout.write(
     `\nTollgate is running (embedded mode).\n  MCP URL:     ${url}/mcp/demo\n  Credential:  ${demo.credential}\n  Ledger:      ${url}/calls/<intentId>\n  Written to:  ${demoPath}\n\n`,
@@ -92,12 +94,13 @@ function startEmbeddedPostgresLogged(dataDir: string, port: number) {
   return startEmbeddedPostgres(dataDir, port, (line) => void (line && logger.debug({ component: 'postgres' }, line)));
 }
 
-async function seedDemo(identities: ManageIdentitiesUseCase, url: string, adminToken: string): Promise<DemoFile> {
+async function seedDemo(identities: ManageIdentitiesUseCase, signIn: DeviceSignInUseCase, url: string, adminToken: string): Promise<DemoFile> {
   const { ownerId } = await identities.createOwner('Demo owner');
   const { agentId } = await identities.createAgent(ownerId, 'Demo agent');
   const { credential } = await identities.issueCredential(agentId);
   await identities.createMcpUrl('demo');
-  return { mcpUrl: `${url}/mcp/demo`, credential, ledgerUrl: `${url}/calls`, adminToken, agentId };
+  const { ownerKey } = (await signIn.issueOwnerKey(ownerId))!;
+  return { mcpUrl: `${url}/mcp/demo`, credential, ledgerUrl: `${url}/calls`, adminToken, agentId, ownerKey };
 }
 
 main().catch((error) => {

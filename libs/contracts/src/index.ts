@@ -7,3 +7,4 @@ export * from './lib/envelope';
 export * from './lib/canonical-json';
 export * from './lib/events';
 export * from './lib/errors/agent-error';
+export * from './lib/http/device-sign-in';

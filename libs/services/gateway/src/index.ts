@@ -2,6 +2,7 @@ export * from './lib/gateway.module';
 export * from './lib/gateway.options';
 export * from './lib/gateway.datasource-options';
 export { GATEWAY } from './lib/gateway.constants';
+export { DeviceSignInUseCase } from './lib/sign-in/device-sign-in.usecase';
 export { ManageIdentitiesUseCase } from './lib/admin/manage-identities.usecase';
 export * from './lib/gateway-app.config';
 export { CatalogIndex } from './lib/catalog/catalog-index.service';

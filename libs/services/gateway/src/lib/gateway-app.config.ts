@@ -34,4 +34,8 @@ export class GatewayAppConfig extends CommonConfig {
   @EnvVar({ description: 'Folder of per-owner policy folders (<root>/<ownerId>/...) read by assay_check_args, assay_check_sequence and assay_policy_decide; unset turns those tools off.', type: 'string' })
   @IsOptional() @IsString() @MinLength(1)
   GATEWAY_POLICY_ROOT?: string;
+
+  @EnvVar({ description: 'How long (ms) a device sign-in of the local bridge stays open for the owner\'s approval.' })
+  @IsInt() @Min(1000) @Max(3_600_000)
+  GATEWAY_SIGNIN_TTL_MS = 600_000;
 }

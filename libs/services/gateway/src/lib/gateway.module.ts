@@ -9,6 +9,8 @@ import { AccessPolicyController } from './access-policy/access-policy.controller
 import { AccessPolicyService } from './access-policy/access-policy.service';
 import { PolicyToolsHost } from './access-policy/policy-tools.host';
 import { CallWaiters } from './call-tool/call-waiters.service';
+import { DeviceSignInUseCase } from './sign-in/device-sign-in.usecase';
+import { OwnerKeysController, SignInController } from './sign-in/sign-in.controller';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { FreeCallsService } from './catalog/free-calls.service';
 import { GetToolUseCase } from './get-tool/get-tool.usecase';
@@ -30,7 +32,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [serviceDatabaseModule(GATEWAY, () => gatewayDataSourceOptions(options.databaseUrl))],
-      controllers: [McpController, AdminController, AccessPolicyController],
+      controllers: [McpController, AdminController, AccessPolicyController, SignInController, OwnerKeysController],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: options },
         { provide: GATEWAY_OUTBOX, useValue: new OutboxWriter(GATEWAY, GATEWAY) },
@@ -40,6 +42,7 @@ export class GatewayModule {
         CallWaiters,
         CatalogIndex,
         AccessPolicyService,
+        DeviceSignInUseCase,
         PolicyToolsHost,
         FreeCallsService,
         RateLimits,
@@ -50,7 +53,7 @@ export class GatewayModule {
         SyncCatalogUseCase,
         GatewayEventsHost,
       ],
-      exports: [ManageIdentitiesUseCase, CatalogIndex, SearchToolsUseCase],
+      exports: [ManageIdentitiesUseCase, DeviceSignInUseCase, CatalogIndex, SearchToolsUseCase],
     };
   }
 }

@@ -14,4 +14,6 @@ export interface GatewayOptions extends ServiceRuntimeOptions {
   policyTimeoutMs: number;
   /** Root of the per-owner policy folders the policy tools read (`<root>/<ownerId>/…`); the tools are off without it. */
   policyRoot?: string;
+  /** How long a device sign-in stays open for approval (ms). */
+  signInTtlMs: number;
 }

@@ -1,0 +1,96 @@
+import { Body, Controller, Get, Header, HttpCode, NotFoundException, Param, ParseUUIDPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { IsString, Length, Matches } from 'class-validator';
+import { type Request, type Response } from 'express';
+import { adminTokenGuard } from '@tollgate/http';
+import { GATEWAY_OPTIONS } from '../gateway.constants';
+import { DeviceSignInUseCase } from './device-sign-in.usecase';
+
+export class StartSignInDto {
+  @IsString() @Length(1, 100) deviceName!: string;
+  @Matches(/^[a-z0-9][a-z0-9-]{1,62}$/) slug!: string;
+}
+
+export class PollSignInDto {
+  @IsString() @Length(20, 200) pollToken!: string;
+}
+
+export class ApproveSignInDto {
+  @IsString() @Length(1, 200) ownerKey!: string;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}
+code{font-size:1.4rem;letter-spacing:.1em}label,input,button{display:block;margin:.5rem 0}input{width:100%;padding:.4rem}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+/** The device sign-in of the local bridge (G2): start and poll for the device, the approval page for the owner. */
+@ApiTags('sign-in')
+@Controller('signin')
+export class SignInController {
+  constructor(private readonly signIn: DeviceSignInUseCase) {}
+
+  @Post('device')
+  async start(@Body() dto: StartSignInDto, @Req() req: Request) {
+    const started = await this.signIn.start(dto.deviceName, dto.slug, `${req.protocol}://${req.get('host')}`);
+    if (!started) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
+    return started;
+  }
+
+  @Post('device/:requestId/poll')
+  @HttpCode(200)
+  poll(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: PollSignInDto) {
+    return this.signIn.poll(requestId, dto.pollToken);
+  }
+
+  @Get('approve/:requestId')
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  @Header('Cache-Control', 'no-store')
+  async approvalPage(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Res() res: Response): Promise<void> {
+    const r = await this.signIn.describe(requestId);
+    if (!r) return void res.status(404).send(page('Sign-in not found', '<p>This sign-in link is not valid.</p>'));
+    if (r.expired || r.status !== 'pending') {
+      return void res.status(410).send(page('Sign-in ended', '<p>This sign-in has ended. Start a new one from the app or the terminal.</p>'));
+    }
+    res.send(page('Approve a device', `<p><b>${escapeHtml(r.deviceName)}</b> asks to use the Tollgate URL <b>/mcp/${escapeHtml(r.slug)}</b>.</p>
+<p>Check that the app shows this code:</p><p><code>${escapeHtml(r.userCode)}</code></p>
+<form method="post" action="/signin/approve/${requestId}"><label for="ownerKey">Owner key</label>
+<input id="ownerKey" name="ownerKey" type="password" autocomplete="current-password" required><button type="submit">Approve this device</button></form>`));
+  }
+
+  @Post('approve/:requestId')
+  @HttpCode(200)
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  async approve(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: ApproveSignInDto, @Res() res: Response): Promise<void> {
+    const out = await this.signIn.approve(requestId, dto.ownerKey);
+    if (out.ok) return void res.send(page('Device approved', `<p><b>${escapeHtml(out.deviceName)}</b> is connected. Return to the app: its tools appear there.</p>`));
+    const [status, text] = {
+      owner_key_invalid: [403, 'That owner key is not valid.'],
+      expired: [410, 'This sign-in has expired. Start a new one from the app or the terminal.'],
+      not_pending: [409, 'This sign-in was already decided.'],
+      unknown: [404, 'This sign-in link is not valid.'],
+      url_not_found: [404, 'No MCP server at this URL for your account.'],
+    }[out.reason] as [number, string];
+    res.status(status).send(page('Not approved', `<p>${escapeHtml(text)}</p>`));
+  }
+}
+
+@ApiTags('admin')
+@ApiBearerAuth()
+@Controller('admin')
+@UseGuards(adminTokenGuard(GATEWAY_OPTIONS))
+export class OwnerKeysController {
+  constructor(private readonly signIn: DeviceSignInUseCase) {}
+
+  /** An owner key (shown once) with which the owner approves devices on the sign-in page. */
+  @Post('owners/:ownerId/owner-keys')
+  async issue(@Param('ownerId', new ParseUUIDPipe()) ownerId: string) {
+    const key = await this.signIn.issueOwnerKey(ownerId);
+    if (!key) throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
+    return key;
+  }
+}
