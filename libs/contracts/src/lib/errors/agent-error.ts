@@ -21,6 +21,8 @@ export interface AgentError {
   retryable: boolean;
   message?: string;
   retryAfterMs?: number;
+  /** Seconds to wait, where the spec names `retryAfter` (IDEMPOTENCY_IN_PROGRESS). */
+  retryAfter?: number;
   intentId?: string;
   details?: Record<string, unknown>;
 }

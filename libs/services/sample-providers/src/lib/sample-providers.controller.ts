@@ -8,7 +8,10 @@ import { type Request, type Response } from 'express';
 import { createCatalogDemoServer } from './catalog-demo.server';
 import { MutableToolsProvider } from './mutable-tools.server';
 import { createBulkyToolsServer, createCycleToolsServer, createOversizedToolsServer, createPagedToolsServer } from './paging.servers';
+import { createSlowToolsServer, ReviewTicketsProvider } from './call-life.servers';
 import { createTextToolsServer } from './text-tools.server';
+
+const reviewTickets = new ReviewTicketsProvider();
 
 const STATELESS: Record<string, () => McpServer | Server> = {
   'text-tools': createTextToolsServer,
@@ -17,6 +20,8 @@ const STATELESS: Record<string, () => McpServer | Server> = {
   'cycle-tools': createCycleToolsServer,
   'oversized-tools': createOversizedToolsServer,
   'bulky-tools': createBulkyToolsServer,
+  'slow-tools': createSlowToolsServer,
+  'review-tickets': () => reviewTickets.createServer(),
 };
 
 const notAllowed = (res: Response) =>
@@ -70,6 +75,12 @@ export class MutableToolsController {
 /** The stateless sample providers over Streamable HTTP: `/providers/<name>/mcp`. */
 @Controller('providers')
 export class SampleProvidersController {
+  /** What the review-ticket service holds, for tests: a retried write must never make two tickets. */
+  @Get('review-tickets/tickets')
+  tickets() {
+    return { tickets: reviewTickets.tickets };
+  }
+
   @Post(':name/mcp')
   async post(@Param('name') name: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const factory = STATELESS[name];

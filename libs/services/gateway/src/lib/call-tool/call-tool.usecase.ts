@@ -10,10 +10,13 @@ import { type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { type CatalogTool, inScope, noProviderFits, type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
+import { IDEMPOTENCY_META_KEY, isValidOperationKey, repeatVerdict, requestHashOf } from '../operation-key/operation-key';
 import { CallWaiters } from './call-waiters.service';
 
 interface CallRow {
   intent_id: string;
+  created_at: Date;
+  deadline_at: Date | null;
   tool_id: string;
   price_minor: string;
   asset: string;
@@ -36,6 +39,11 @@ export interface ToolCallResult {
 
 const logger = createLogger(GATEWAY);
 
+/** The outcome is known to the agent: refused or failed, or the effect confirmed with the provider's result. */
+function isFinished(row: CallRow): boolean {
+  return row.error !== null || (row.effect === 'confirmed' && row.result !== null);
+}
+
 /**
  * call_tool (G5) and direct calls (G6) share this path: the gateway records
  * the call and publishes CallRequested in one transaction, then waits for the
@@ -53,6 +61,13 @@ export class CallToolUseCase {
   ) {}
 
   async execute(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = []): Promise<ToolCallResult> {
+    const operationKey = meta[IDEMPOTENCY_META_KEY];
+    if (operationKey !== undefined && !isValidOperationKey(operationKey)) {
+      return agentErrorResult({
+        code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false,
+        message: `_meta["${IDEMPOTENCY_META_KEY}"] must be 1 to 255 printable ASCII characters without spaces. Send a valid key, the same one for every retry of this operation.`,
+      });
+    }
     const [row]: { doc: CatalogTool }[] = await this.dataSource.query('SELECT doc FROM gateway.catalog_tool WHERE name = $1', [name]);
     const doc = row?.doc;
     if (!doc || !inScope(doc, profile)) {
@@ -89,11 +104,23 @@ export class CallToolUseCase {
     const pinned = Object.keys(access.pinned).length > 0 ? access.pinned : undefined;
     const tool = { tool_id: doc.toolId, version: doc.version, price_minor: doc.price.amountMinor, asset: doc.price.asset };
     const intentId = randomUUID();
+    const deadlineAt = new Date(Date.now() + this.options.callDeadlineMs);
     return withLogContext({ intentId }, async () => {
-      await this.dataSource.transaction(async (m) => {
+      const requestHash = requestHashOf(tool.tool_id, args);
+      const created = await this.dataSource.transaction(async (m) => {
+        if (operationKey !== undefined) {
+          // The primary key decides which of concurrent requests with this key runs the call (B5): the database, not memory.
+          const claimed: unknown[] = await m.query(
+            `INSERT INTO gateway.operation_key (agent_id, key, tool_id, request_hash, intent_id) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (agent_id, key) DO NOTHING RETURNING intent_id`,
+            [caller.agentId, operationKey, tool.tool_id, requestHash, intentId],
+          );
+          if (claimed.length === 0) return false;
+        }
         await m.query(
-          'INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset, access_policy) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [intentId, caller.agentId, caller.mcpUrlId, tool.tool_id, tool.price_minor, tool.asset, pinned ? JSON.stringify(pinned) : null],
+          `INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset, access_policy, operation_key, deadline_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [intentId, caller.agentId, caller.mcpUrlId, tool.tool_id, tool.price_minor, tool.asset, pinned ? JSON.stringify(pinned) : null, operationKey ?? null, deadlineAt],
         );
         await this.outbox.append(m, CallRequested, {
           intentId,
@@ -106,20 +133,63 @@ export class CallToolUseCase {
           arguments: args,
           argumentsHash: digestOf(args),
           price: money(BigInt(tool.price_minor), tool.asset),
-          deadlineAt: new Date(Date.now() + this.options.callDeadlineMs).toISOString(),
+          deadlineAt: deadlineAt.toISOString(),
+          ...(operationKey !== undefined ? { operationKey } : {}),
           ...(pinned ? { accessPolicy: pinned } : {}),
         });
+        return true;
       });
+      if (!created) return this.repeat(caller, operationKey as string, requestHash);
       logger.info({ toolId: tool.tool_id }, 'call requested');
       return this.awaitOutcome(intentId);
     });
+  }
+
+  /** A request whose operation key is already known: never a second call (B5, C6). */
+  private async repeat(caller: CallerIdentity, key: string, requestHash: string): Promise<ToolCallResult> {
+    const [op]: { intent_id: string; tool_id: string; request_hash: string }[] = await this.dataSource.query(
+      'SELECT intent_id, tool_id, request_hash FROM gateway.operation_key WHERE agent_id = $1 AND key = $2',
+      [caller.agentId, key],
+    );
+    if (op!.request_hash !== requestHash) {
+      return agentErrorResult({
+        code: 'IDEMPOTENCY_KEY_REUSED', retryable: false, intentId: op!.intent_id,
+        message: 'This operation key already belongs to another tool or other arguments. Check the original operation; reuse a key only for the same tool and arguments.',
+        details: { originalToolId: op!.tool_id },
+      });
+    }
+    const [row]: CallRow[] = await this.dataSource.query('SELECT * FROM gateway.call WHERE intent_id = $1', [op!.intent_id]);
+    const verdict = repeatVerdict({
+      finished: isFinished(row!), dispatched: row!.provider_id !== null || row!.attempts > 0, deadlineAt: row!.deadline_at, createdAt: row!.created_at,
+    }, Date.now());
+    switch (verdict) {
+      case 'replay': {
+        const stored = this.answer(row!);
+        return { ...stored, _meta: { ...stored._meta, 'assay/replayed': true } };
+      }
+      case 'in_progress':
+        return agentErrorResult({
+          code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, retryAfter: 1, retryAfterMs: 1000, intentId: row!.intent_id,
+          message: 'The first attempt with this key is still running; this retry was not charged. Wait, then retry with the same key.',
+        });
+      case 'stalled':
+        return agentErrorResult({
+          code: 'IDEMPOTENCY_ATTEMPT_STALLED', retryable: false, intentId: row!.intent_id,
+          message: 'The call was sent to the provider and no result came back before its deadline. It is being reconciled by its key; do not buy it again under a new key.',
+        });
+      case 'unavailable':
+        return agentErrorResult({
+          code: 'IDEMPOTENCY_RESULT_UNAVAILABLE', retryable: false, intentId: row!.intent_id,
+          message: 'The response of this operation is no longer kept. Reconcile the existing call before another purchase.',
+        });
+    }
   }
 
   private async awaitOutcome(intentId: string): Promise<ToolCallResult> {
     const deadline = Date.now() + this.options.callWaitMs;
     for (;;) {
       const [row]: CallRow[] = await this.dataSource.query('SELECT * FROM gateway.call WHERE intent_id = $1', [intentId]);
-      if (row && (row.error || (row.effect === 'confirmed' && row.result))) return this.answer(row);
+      if (row && isFinished(row)) return this.answer(row);
       const left = deadline - Date.now();
       if (left <= 0) {
         return agentErrorResult({

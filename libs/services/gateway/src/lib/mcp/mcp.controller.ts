@@ -122,7 +122,9 @@ export class McpController {
       return agentErrorResult({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: blocked.retryAfterMs, message: 'Too many refused calls this minute. Wait, then fix the calls before retrying.' });
     }
     const result = await run();
-    if (result._meta?.['assay/error']) await this.limits.consume('rejected', caller.agentId);
+    // A refusal counts; a replay of a stored answer or "still running" is not a new refusal.
+    const code = (result._meta?.['assay/error'] as { code?: string } | undefined)?.code;
+    if (code && code !== 'IDEMPOTENCY_IN_PROGRESS' && !result._meta?.['assay/replayed']) await this.limits.consume('rejected', caller.agentId);
     return result;
   }
 

@@ -1,0 +1,178 @@
+/**
+ * Issue 4 (B5, G5.2, G8): operation keys, with every service its own process on
+ * the real Kafka broker and PostgreSQL. The database decides which of
+ * concurrent requests with one key runs the call; every repeat gets the stored
+ * answer, or is told why not, and nothing is ever dispatched twice.
+ */
+import { randomBytes } from 'node:crypto';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as PgClient } from 'pg';
+import { TopicSpecs } from '@tollgate/contracts';
+import { createTestDatabase, ensureTopics, freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
+import { connectAgent, postJson } from './agent-client';
+
+jest.setTimeout(300_000);
+
+const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
+type Service = (typeof SERVICES)[number];
+const CALL_DEADLINE_MS = 4000;
+const CALL_WAIT_MS = 3000;
+
+type AgentError = { code: string; retryable: boolean; retryAfter?: number; retryAfterMs?: number; intentId?: string; details?: Record<string, unknown> };
+const errorOf = (r: CallToolResult) => r._meta?.['assay/error'] as AgentError | undefined;
+const receiptOf = (r: CallToolResult) => r._meta?.['assay/receipt'] as { intentId: string } | undefined;
+
+describe('operation keys (issue 4: B5, G5.2, G8)', () => {
+  const processes: RunningProcess[] = [];
+  const ports = {} as Record<Service, number>;
+  const adminToken = randomBytes(18).toString('base64url');
+  let db: { url: string; drop(): Promise<void> };
+  let pg: PgClient;
+  let agent: Client;
+  let credential: string;
+  let gw: string;
+  let providers: string;
+
+  const call = async (name: string, args: Record<string, unknown>, key?: string, c = agent) =>
+    (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(key !== undefined ? { _meta: { 'assay/idempotencyKey': key } } : {}) })) as CallToolResult;
+  const dispatches = async (intentId: string) => Number((await pg.query('SELECT count(*) AS n FROM execution.dispatch_attempt WHERE intent_id = $1', [intentId])).rows[0].n);
+  const ticketsFor = async (key: string) => {
+    const all = (await (await fetch(`${providers}/review-tickets/tickets`)).json()) as { tickets: { operationKey: string }[] };
+    return all.tickets.filter((t) => t.operationKey === key);
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tollgate_e2e_opkeys');
+    const prefix = `e2e-ops-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}.`;
+    await ensureTopics(TopicSpecs.map((t) => prefix + t.name));
+    for (const s of SERVICES) ports[s] = await freePort();
+    const env = (s: Service) => ({
+      PORT: String(ports[s]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
+      GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+      GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: String(CALL_WAIT_MS),
+    });
+    for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s}/src/main.ts`, [], env(s)));
+    await Promise.all(SERVICES.map((s) =>
+      waitFor(`${s} up`, async () => (await fetch(`http://127.0.0.1:${ports[s]}/health/${s === 'sample-providers' ? 'live' : 'ready'}`)).status < 500, 150_000, 250)
+        .catch((e) => { throw new Error(`${String(e)}\n${processes.find((x) => x.name === s)?.output().slice(-3000)}`); })));
+    gw = `http://127.0.0.1:${ports.gateway}`;
+    providers = `http://127.0.0.1:${ports['sample-providers']}/providers`;
+    pg = new PgClient({ connectionString: db.url });
+    await pg.connect();
+    const owner = await postJson(`${gw}/admin/owners`, { name: 'Keys owner' }, adminToken);
+    const a = await postJson(`${gw}/admin/owners/${owner.json['ownerId']}/agents`, { name: 'Keys agent' }, adminToken);
+    const cred = await postJson(`${gw}/admin/agents/${a.json['agentId']}/credentials`, {}, adminToken);
+    expect((await postJson(`${gw}/admin/mcp-urls`, { slug: 'keys', discoveryMode: 'search' }, adminToken)).status).toBe(201);
+    for (const p of ['slow-tools', 'review-tickets']) {
+      const reg = await postJson(`http://127.0.0.1:${ports.discovery}/admin/providers`, { providerId: p, endpoint: `${providers}/${p}/mcp` }, adminToken);
+      expect(reg.json['ok']).toBe(true);
+    }
+    credential = cred.json['credential'] as string;
+    agent = await connectAgent(`${gw}/mcp/keys`, credential);
+    await waitFor('catalog in the gateway', async () => !errorOf(await agent.callTool({ name: 'get_tool', arguments: { name: 'create_review_ticket' } }) as CallToolResult)
+      && !errorOf(await agent.callTool({ name: 'get_tool', arguments: { name: 'slow_echo' } }) as CallToolResult), 60_000, 300);
+  });
+
+  afterAll(async () => {
+    await agent?.close();
+    await pg?.end();
+    await Promise.all(processes.map((p) => p.stop()));
+    await db?.drop();
+  });
+
+  it('refuses a malformed key with MCP_IDEMPOTENCY_KEY_INVALID and records nothing', async () => {
+    const before = Number((await pg.query('SELECT count(*) AS n FROM gateway.call')).rows[0].n);
+    for (const bad of ['has space', '', 'x'.repeat(256), 'clé']) {
+      expect(errorOf(await call('create_review_ticket', { source_id: 'doc-1', title: 'T' }, bad))).toMatchObject({ code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false });
+    }
+    expect(Number((await pg.query('SELECT count(*) AS n FROM gateway.call')).rows[0].n)).toBe(before);
+  });
+
+  it('replays the stored response for the same key and request, marked replayed, with no second dispatch', async () => {
+    const key = `replay-${Date.now()}`;
+    const first = await call('create_review_ticket', { source_id: 'doc-1', title: 'Check the figures' }, key);
+    expect(first.isError).toBeFalsy();
+    expect(first._meta?.['assay/replayed']).toBeUndefined();
+    const again = await call('create_review_ticket', { title: 'Check the figures', source_id: 'doc-1' }, key);
+    expect(again._meta?.['assay/replayed']).toBe(true);
+    expect(again.content).toEqual(first.content);
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    expect(receiptOf(again)!.intentId).toBe(receiptOf(first)!.intentId);
+    expect(await dispatches(receiptOf(first)!.intentId)).toBe(1);
+    expect(await ticketsFor(key)).toHaveLength(1);
+  });
+
+  it('refuses the same key with other arguments: IDEMPOTENCY_KEY_REUSED, pointing at the original', async () => {
+    const key = `reused-${Date.now()}`;
+    const first = await call('create_review_ticket', { source_id: 'doc-2', title: 'One' }, key);
+    const other = await call('create_review_ticket', { source_id: 'doc-2', title: 'Two' }, key);
+    expect(errorOf(other)).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', retryable: false, intentId: receiptOf(first)!.intentId });
+    expect(errorOf(await call('slow_echo', { message: 'x' }, key))?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await ticketsFor(key)).toHaveLength(1);
+  });
+
+  it('answers IDEMPOTENCY_IN_PROGRESS with retryAfter while the first attempt runs, then replays it', async () => {
+    const key = `progress-${Date.now()}`;
+    const first = call('slow_echo', { message: 'patience', delayMs: 2000 }, key);
+    await new Promise((r) => setTimeout(r, 500));
+    const during = errorOf(await call('slow_echo', { message: 'patience', delayMs: 2000 }, key));
+    expect(during).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, retryAfter: 1, intentId: expect.any(String) });
+    const done = await first;
+    expect(done.content).toEqual([{ type: 'text', text: 'slow: patience' }]);
+    const after = await call('slow_echo', { message: 'patience', delayMs: 2000 }, key);
+    expect(after._meta?.['assay/replayed']).toBe(true);
+    expect(after.content).toEqual(done.content);
+    expect(await dispatches(during!.intentId!)).toBe(1);
+  });
+
+  it('runs 50 concurrent requests with one key exactly once: one dispatch, one ticket', async () => {
+    const key = `burst-${Date.now()}`;
+    // Five connections of the same agent, as several workers of one agent would retry.
+    const clients = [agent, ...(await Promise.all(Array.from({ length: 4 }, () => connectAgent(`${gw}/mcp/keys`, credential))))];
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => call('create_review_ticket', { source_id: 'doc-9', title: 'Burst' }, key, clients[i % clients.length])));
+    const intents = new Set(results.map((r) => receiptOf(r)?.intentId ?? errorOf(r)?.intentId));
+    expect(intents.size).toBe(1);
+    for (const r of results) {
+      const code = errorOf(r)?.code;
+      if (code) expect(code).toBe('IDEMPOTENCY_IN_PROGRESS');
+      else expect(r.structuredContent).toMatchObject({ source_id: 'doc-9', title: 'Burst', deduplicated: false });
+    }
+    expect(results.filter((r) => !errorOf(r) && !r._meta?.['assay/replayed']).length).toBeLessThanOrEqual(1);
+    expect(await dispatches([...intents][0]!)).toBe(1);
+    expect(await ticketsFor(key)).toHaveLength(1);
+    expect(Number((await pg.query(`SELECT count(*) AS n FROM gateway.outbox_event WHERE envelope->>'type' = 'CallRequested' AND envelope->'payload'->>'operationKey' = $1`, [key])).rows[0].n)).toBe(1);
+    await Promise.all(clients.slice(1).map((c) => c.close()));
+  });
+
+  it('answers IDEMPOTENCY_RESULT_UNAVAILABLE when the outcome was lost past the deadline, and never dispatches again', async () => {
+    const key = `lost-${Date.now()}`;
+    // The provider answers after the call's deadline: execution records OutcomeUnknown.
+    const first = await call('slow_echo', { message: 'late', delayMs: CALL_DEADLINE_MS + 2000 }, key);
+    expect(errorOf(first)?.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    const settled = await waitFor('the unknown outcome', async () => {
+      const r = await call('slow_echo', { message: 'late', delayMs: CALL_DEADLINE_MS + 2000 }, key);
+      return errorOf(r)?.code === 'IDEMPOTENCY_RESULT_UNAVAILABLE' ? r : undefined;
+    }, 20_000, 500);
+    expect(errorOf(settled)).toMatchObject({ retryable: false, intentId: errorOf(first)!.intentId });
+    expect(await dispatches(errorOf(first)!.intentId!)).toBe(1);
+  });
+
+  it('answers IDEMPOTENCY_ATTEMPT_STALLED when execution died after dispatch (kill -9), and never dispatches again', async () => {
+    const key = `stall-${Date.now()}`;
+    const pending = call('slow_echo', { message: 'orphan', delayMs: 2500 }, key);
+    const intentId = await waitFor('the dispatch', async () => {
+      const r = await pg.query(`SELECT a.intent_id FROM execution.dispatch_attempt a JOIN gateway.call c ON c.intent_id = a.intent_id WHERE c.operation_key = $1`, [key]);
+      return r.rows[0]?.intent_id as string | undefined;
+    }, 15_000, 50);
+    const execution = processes.find((p) => p.name === 'execution')!;
+    await execution.stop('SIGKILL');
+    expect(errorOf(await pending)).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', intentId });
+    const stalled = await waitFor('the stall', async () => {
+      const r = await call('slow_echo', { message: 'orphan', delayMs: 2500 }, key);
+      return errorOf(r)?.code === 'IDEMPOTENCY_ATTEMPT_STALLED' ? r : undefined;
+    }, 30_000, 1000);
+    expect(errorOf(stalled)).toMatchObject({ retryable: false, intentId });
+    expect(await dispatches(intentId)).toBe(1);
+  });
+});

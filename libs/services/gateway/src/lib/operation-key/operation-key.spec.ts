@@ -1,0 +1,33 @@
+import fc from 'fast-check';
+import { isValidOperationKey, repeatVerdict, requestHashOf, RESPONSE_RETENTION_MS, STALL_GRACE_MS } from './operation-key';
+
+describe('operation keys (G5.2, G8, B5)', () => {
+  it('accepts 1-255 printable ASCII characters without spaces', () => {
+    for (const ok of ['a', 'op-2026-12-02:ticket#1', '~'.repeat(255)]) expect(isValidOperationKey(ok)).toBe(true);
+    for (const bad of ['', ' ', 'has space', 'x'.repeat(256), 'é', 'tab\there', 42, null, undefined]) expect(isValidOperationKey(bad)).toBe(false);
+  });
+
+  it('hashes the same request the same way, whatever the key order', () => {
+    expect(requestHashOf('t', { a: 1, b: [2, { c: 3, d: 4 }] })).toBe(requestHashOf('t', { b: [2, { d: 4, c: 3 }], a: 1 }));
+    expect(requestHashOf('t', { a: 1 })).not.toBe(requestHashOf('u', { a: 1 }));
+    expect(requestHashOf('t', { a: 1 })).not.toBe(requestHashOf('t', { a: '1' }));
+  });
+
+  it('decides a repeat: replay when finished, in progress, stalled past the deadline, unavailable after retention', () => {
+    const t0 = Date.UTC(2026, 11, 2);
+    const deadlineAt = new Date(t0 + 30_000);
+    const base = { finished: false, dispatched: true, deadlineAt, createdAt: new Date(t0) };
+    expect(repeatVerdict({ ...base, finished: true }, t0 + 1000)).toBe('replay');
+    expect(repeatVerdict(base, t0 + 1000)).toBe('in_progress');
+    expect(repeatVerdict(base, deadlineAt.getTime() + STALL_GRACE_MS + 1)).toBe('stalled');
+    expect(repeatVerdict({ ...base, dispatched: false }, deadlineAt.getTime() + STALL_GRACE_MS + 1)).toBe('in_progress');
+    expect(repeatVerdict({ ...base, finished: true }, t0 + RESPONSE_RETENTION_MS + 1)).toBe('unavailable');
+  });
+
+  it('property: a finished call within retention is always replayed, never run again', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: RESPONSE_RETENTION_MS }), fc.boolean(), (age, dispatched) => {
+      const createdAt = new Date(1_800_000_000_000);
+      expect(repeatVerdict({ finished: true, dispatched, deadlineAt: createdAt, createdAt }, createdAt.getTime() + age)).toBe('replay');
+    }));
+  });
+});
