@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
         policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000 }),
-      ExecutionModule.register(base),
+      ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken }),
       PaymentModule.register(base),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250 }),
       LedgerModule.register(base),

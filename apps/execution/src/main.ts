@@ -16,7 +16,10 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(transport),
       HealthModule,
-      ExecutionModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS }),
+      ExecutionModule.register({
+        databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS,
+        ...(config.EXECUTION_ADMIN_TOKEN ? { adminToken: config.EXECUTION_ADMIN_TOKEN } : {}),
+      }),
     ],
   })
   class ExecutionAppModule {}

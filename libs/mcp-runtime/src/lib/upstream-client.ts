@@ -12,7 +12,8 @@ export const MAX_LIST_TOOLS = 1000;
 /** R6: one tool's metadata (its JSON in tools/list) at most this many bytes. */
 export const MAX_TOOL_METADATA_BYTES = 64_000;
 
-export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit';
+/** `refused`: the request never reached the provider's tool (connection refused, 502/503/504): safe to send elsewhere. */
+export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused';
 
 /** A failure talking to an upstream MCP server; `kind` tells whether the request may have reached it. */
 export class UpstreamError extends Error {
@@ -45,6 +46,12 @@ function classify(error: unknown, signal: AbortSignal): UpstreamError {
   if (error instanceof UpstreamError) return error;
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   if (signal.aborted || /abort|timed? ?out/i.test(text)) return new UpstreamError('deadline', 'the upstream did not answer before the deadline');
+  const status = (error as { code?: unknown }).code;
+  const cause = error instanceof Error && error.cause instanceof Error ? `${error.cause.message} ${String((error.cause as NodeJS.ErrnoException).code ?? '')}` : '';
+  // Never reached the tool: the connection was refused, or the endpoint answered 502/503/504 (StreamableHTTPError carries the status).
+  if (status === 502 || status === 503 || status === 504 || /ECONNREFUSED/.test(`${text} ${cause}`)) {
+    return new UpstreamError('refused', 'the provider refused the connection or is unavailable');
+  }
   if (/ECONNREFUSED|ECONNRESET|ENOENT|socket|fetch failed|network|EPIPE|closed/i.test(text)) return new UpstreamError('connection', 'the connection to the upstream failed');
   return new UpstreamError('protocol', 'the upstream answered with a protocol error');
 }

@@ -74,6 +74,9 @@ export class KafkaTransport implements EventTransport {
       rebalanceTimeout: 10_000,
       allowAutoTopicCreation: false,
       retry: { initialRetryTime: 100, retries: 10 },
+      // A ResultReceived may carry a provider result up to 2,500,000 bytes (R6): fetch sizes leave room for it.
+      maxBytesPerPartition: 8 * 1024 * 1024,
+      maxBytes: 16 * 1024 * 1024,
     });
     const state = { healthy: true };
     this.consumers.set(consumer, state);

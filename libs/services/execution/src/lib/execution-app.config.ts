@@ -1,4 +1,4 @@
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 import { CommonConfig, EnvVar } from '@tollgate/config';
 
 /** Every variable the execution app reads, validated at boot. */
@@ -6,4 +6,12 @@ export class ExecutionAppConfig extends CommonConfig {
   @EnvVar({ description: 'HTTP port of the execution app.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3002;
+
+  @EnvVar({ description: 'How often (ms) the reconciler looks for interrupted attempts and unknown outcomes.' })
+  @IsInt() @Min(100) @Max(600_000)
+  EXECUTION_RECONCILE_INTERVAL_MS = 2000;
+
+  @EnvVar({ description: 'Bearer token of the reconciliation admin API used by the ops CLI (at least 16 characters); unset: the API refuses every call.', secret: true, type: 'string' })
+  @IsOptional() @IsString() @MinLength(16)
+  EXECUTION_ADMIN_TOKEN?: string;
 }

@@ -2,24 +2,41 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallRequested, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
-import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
 import { createLogger, HealthRegistry } from '@tollgate/observability';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { EXECUTION, EXECUTION_OPTIONS } from './execution.constants';
 import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
+import { type ExecutionOptions } from './execution.options';
+import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
 
 @Injectable()
 export class ExecutionEventsHost extends ServiceEventsHost {
   constructor(
     @InjectDataSource(EXECUTION) dataSource: DataSource,
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
-    @Inject(EXECUTION_OPTIONS) options: ServiceRuntimeOptions,
+    @Inject(EXECUTION_OPTIONS) private readonly options: ExecutionOptions,
     health: HealthRegistry,
     private readonly dispatch: DispatchCallUseCase,
     private readonly syncBindings: SyncBindingsUseCase,
+    private readonly reconcile: ReconcileCallsUseCase,
   ) {
     super({ service: EXECUTION, schema: EXECUTION, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(EXECUTION) });
+  }
+
+  private timer?: NodeJS.Timeout;
+  private sweeping?: Promise<void>;
+
+  /** The reconciler: runs on a timer, one sweep at a time, in every instance (rows are claimed, so instances never double up). */
+  protected override async startBackground(): Promise<void> {
+    this.timer = setInterval(() => {
+      this.sweeping ??= this.reconcile.sweep().catch(() => undefined).finally(() => (this.sweeping = undefined));
+    }, this.options.reconcileIntervalMs);
+  }
+
+  protected override async stopBackground(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping;
   }
 
   protected consumers() {

@@ -1,9 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { OutboxWriter } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
+import { randomBytes } from 'node:crypto';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
-import { EXECUTION, EXECUTION_OPTIONS, EXECUTION_OUTBOX } from './execution.constants';
+import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
+import { ReconciliationsController } from './reconcile-calls/reconciliations.controller';
+import { type ExecutionOptions } from './execution.options';
+import { EXECUTION, EXECUTION_ADMIN, EXECUTION_OPTIONS, EXECUTION_OUTBOX } from './execution.constants';
 import { executionDataSourceOptions } from './execution.datasource-options';
 import { ExecutionEventsHost } from './execution-events.host';
 import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
@@ -11,17 +14,21 @@ import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
 /** Execution: dispatch attempts and the upstream calls. Emits CallDispatched, ResultReceived/OutcomeUnknown, EffectConfirmed/EffectRejected. */
 @Module({})
 export class ExecutionModule {
-  static register(options: ServiceRuntimeOptions): DynamicModule {
+  static register(options: ExecutionOptions): DynamicModule {
     return {
       module: ExecutionModule,
       imports: [serviceDatabaseModule(EXECUTION, () => executionDataSourceOptions(options.databaseUrl))],
+      controllers: [ReconciliationsController],
       providers: [
         { provide: EXECUTION_OPTIONS, useValue: options },
         { provide: EXECUTION_OUTBOX, useValue: new OutboxWriter(EXECUTION, EXECUTION) },
+        { provide: EXECUTION_ADMIN, useValue: { adminToken: options.adminToken ?? randomBytes(32).toString('hex') } },
         DispatchCallUseCase,
+        ReconcileCallsUseCase,
         SyncBindingsUseCase,
         ExecutionEventsHost,
       ],
+      exports: [ReconcileCallsUseCase],
     };
   }
 }

@@ -47,7 +47,7 @@ export class GatewayEventsHost extends ServiceEventsHost {
         handlers: [
           on(CallDispatched, fold((p) => ({ kind: 'dispatched', providerId: p.providerId, attempt: p.attempt }))),
           on(ResultReceived, fold((p) => ({ kind: 'result', providerId: p.providerId, attempt: p.attempt, classification: p.classification, result: p.result }))),
-          on(EffectConfirmed, fold(() => ({ kind: 'confirmed' }))),
+          on(EffectConfirmed, fold((p) => ({ kind: 'confirmed', attempt: p.attempt }))),
           on(EffectRejected, fold((p) => ({ kind: 'failed', code: p.code, message: p.reason, retryable: false }))),
           on(PaymentRejected, fold((p) => ({ kind: 'failed', code: p.code, message: p.message, retryable: p.retryable }))),
           on(OutcomeUnknown, fold(() => ({

@@ -8,10 +8,11 @@ import { type Request, type Response } from 'express';
 import { createCatalogDemoServer } from './catalog-demo.server';
 import { MutableToolsProvider } from './mutable-tools.server';
 import { createBulkyToolsServer, createCycleToolsServer, createOversizedToolsServer, createPagedToolsServer } from './paging.servers';
-import { createSlowToolsServer, ReviewTicketsProvider } from './call-life.servers';
+import { createOddToolsServer, createSlowToolsServer, FlakyProviders, ReviewTicketsProvider } from './call-life.servers';
 import { createTextToolsServer } from './text-tools.server';
 
 const reviewTickets = new ReviewTicketsProvider();
+const flaky = new FlakyProviders();
 
 const STATELESS: Record<string, () => McpServer | Server> = {
   'text-tools': createTextToolsServer,
@@ -22,6 +23,9 @@ const STATELESS: Record<string, () => McpServer | Server> = {
   'bulky-tools': createBulkyToolsServer,
   'slow-tools': createSlowToolsServer,
   'review-tickets': () => reviewTickets.createServer(),
+  'flaky-a': () => flaky.createServer('flaky-a'),
+  'flaky-b': () => flaky.createServer('flaky-b'),
+  'odd-tools': createOddToolsServer,
 };
 
 const notAllowed = (res: Response) =>
@@ -78,11 +82,36 @@ export class SampleProvidersController {
   /** What the review-ticket service holds, for tests: a retried write must never make two tickets. */
   @Get('review-tickets/tickets')
   tickets() {
-    return { tickets: reviewTickets.tickets };
+    return { tickets: reviewTickets.tickets, inFlight: reviewTickets.inFlight };
+  }
+
+  /** Test knobs of the review-ticket service. */
+  @Post('review-tickets/faults')
+  @HttpCode(200)
+  reviewFaults(@Body() body: Partial<ReviewTicketsProvider['faults']>) {
+    Object.assign(reviewTickets.faults, body);
+    return reviewTickets.faults;
+  }
+
+  /** Test knob: the next N tool calls to a flaky provider are answered 503. */
+  @Post('flaky/faults')
+  @HttpCode(200)
+  flakyFaults(@Body() body: Record<string, number>) {
+    Object.assign(flaky.failuresLeft, body);
+    return flaky.failuresLeft;
   }
 
   @Post(':name/mcp')
   async post(@Param('name') name: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const body = req.body as { method?: string; params?: { name?: string; arguments?: Record<string, string>; _meta?: Record<string, unknown> } };
+    if (flaky.shouldFail(name, body)) return void res.status(503).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Service unavailable.' } });
+    if (name === 'review-tickets' && reviewTickets.faults.dropNextResponse && body?.method === 'tools/call' && body.params?.name === 'create_review_ticket') {
+      // The write happens, then the connection is cut before any response: the outcome is unknown to the caller.
+      reviewTickets.faults.dropNextResponse = false;
+      const key = body.params._meta?.['tollgate/operationKey'];
+      await reviewTickets.create(body.params.arguments ?? {}, typeof key === 'string' ? key : null);
+      return void req.socket.destroy();
+    }
     const factory = STATELESS[name];
     if (!factory) return void res.status(404).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'No such sample provider.' } });
     const server = factory();

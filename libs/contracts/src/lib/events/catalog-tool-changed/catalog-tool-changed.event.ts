@@ -41,6 +41,17 @@ export class ToolDeprecationDto {
   @IsOptional() @IsString() @MinLength(1) replacement?: string;
 }
 
+/**
+ * C9: how a writing tool's effect is read back by operation key — the tool to
+ * call, the argument that carries the key, and the request arguments that the
+ * resource read back must equal (same-named fields of its structuredContent).
+ */
+export class ReadBackDto {
+  @Matches(/^[A-Za-z0-9_.-]{1,128}$/) tool!: string;
+  @IsString() @MinLength(1) keyArgument!: string;
+  @IsArray() @IsString({ each: true }) compare!: string[];
+}
+
 export class ToolExampleDto {
   @IsOptional() @IsString() @MaxLength(500) title?: string;
   @IsObject() arguments!: Record<string, unknown>;
@@ -86,6 +97,8 @@ export class CatalogToolChangedPayload {
   /** Calls per agent per UTC day that cost nothing; null when the tool has no free quota. */
   @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
   @IsOptional() @IsObject() annotations?: Record<string, unknown>;
+  /** Writing tools: the declared read-back (contract card, C9). Optional, additive. */
+  @IsOptional() @ValidateNested() @Type(() => ReadBackDto) readBack?: ReadBackDto;
   /** The upstream's own metadata for the tool (its `_meta`), as data. */
   @IsOptional() @IsObject() providerMeta?: Record<string, unknown>;
   @IsArray() @ValidateNested({ each: true }) @Type(() => ToolBindingDto) bindings!: ToolBindingDto[];

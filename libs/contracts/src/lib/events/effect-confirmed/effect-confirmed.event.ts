@@ -2,7 +2,7 @@ import { IsIn, IsInt, IsUUID, Min } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { Topics } from '../../topics';
 
-export const CONFIRMATION_METHODS = ['output_contract', 'read_back'] as const;
+export const CONFIRMATION_METHODS = ['output_contract', 'read_back', 'reconciliation'] as const;
 export type ConfirmationMethod = (typeof CONFIRMATION_METHODS)[number];
 
 /**

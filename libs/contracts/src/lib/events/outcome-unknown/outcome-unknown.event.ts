@@ -2,7 +2,7 @@ import { IsIn, IsInt, IsString, IsUUID, MaxLength, Min, MinLength } from 'class-
 import { defineEvent } from '../../event-definition';
 import { Topics } from '../../topics';
 
-export const UNKNOWN_OUTCOME_REASONS = ['deadline_passed', 'connection_lost', 'response_lost'] as const;
+export const UNKNOWN_OUTCOME_REASONS = ['deadline_passed', 'connection_lost', 'response_lost', 'execution_interrupted'] as const;
 export type UnknownOutcomeReason = (typeof UNKNOWN_OUTCOME_REASONS)[number];
 
 /**

@@ -18,6 +18,7 @@ export interface Listing {
   optionalInputFields?: string[];
   optionalOutputFields?: string[];
   deprecation?: { sunsetAt: string; replacement?: string } | null;
+  readBack?: { tool: string; keyArgument: string; compare: string[] } | null;
 }
 
 const ASSET_DECIMALS: Record<string, number> = { USDC: 6, USDT: 6, USD: 2, EUR: 2 };
@@ -60,6 +61,15 @@ export function sanitizeListing(raw: unknown): Listing {
   else if (typeof dep === 'object' && typeof (dep as Record<string, unknown>)['sunsetAt'] === 'string' && !Number.isNaN(Date.parse((dep as Record<string, string>)['sunsetAt']!))) {
     const d = dep as { sunsetAt: string; replacement?: unknown };
     out.deprecation = { sunsetAt: new Date(d.sunsetAt).toISOString(), ...(typeof d.replacement === 'string' ? { replacement: d.replacement } : {}) };
+  }
+  const rb = r['readBack'];
+  if (rb === null) out.readBack = null;
+  else if (typeof rb === 'object' && rb !== null) {
+    const x = rb as Record<string, unknown>;
+    const compare = strings(x['compare']);
+    if (typeof x['tool'] === 'string' && /^[A-Za-z0-9_.-]{1,128}$/.test(x['tool']) && typeof x['keyArgument'] === 'string' && x['keyArgument'].length > 0 && compare) {
+      out.readBack = { tool: x['tool'], keyArgument: x['keyArgument'], compare };
+    }
   }
   return out;
 }
@@ -151,6 +161,7 @@ export function catalogEventOf(t: ToolState): CatalogToolChangedPayload {
     assetDecimals: ASSET_DECIMALS[asset] ?? 6,
     ...(typeof l.freeCallsPerDay === 'number' ? { freeCallsPerDay: l.freeCallsPerDay } : {}),
     ...(current.annotations ? { annotations: current.annotations } : {}),
+    ...(l.readBack ? { readBack: l.readBack } : {}),
     ...(current.providerMeta ? { providerMeta: current.providerMeta } : {}),
     bindings: t.bindings.map(({ providerDefaults: _d, ...b }) => ({ ...b, bindingId: `${b.providerId}:${b.upstreamToolName}` })),
   };

@@ -3,12 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import {
   CallDispatched, digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived, type ToolBindingDto, type UnknownOutcomeReason,
+  type UpstreamResultDto,
 } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { callUpstreamTool, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { returnedRows } from '@tollgate/persistence';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
+import { compareReadBack, eligibleBindings, MAX_RESULT_BYTES, mayFallBack, type ReadBackSpec } from './call-policy';
 import { checkResult } from './check-result';
 
 interface ReadyCall {
@@ -19,44 +21,64 @@ interface ReadyCall {
   deadline_at: Date;
   bindings: ToolBindingDto[] | null;
   output_schema: Record<string, unknown> | null;
+  kind: 'read' | 'write' | null;
+  read_back: ReadBackSpec | null;
 }
 
 export interface Dispatch {
   intentId: string;
-  attempt: number;
-  binding: ToolBindingDto;
+  /** Eligible bindings in order; attempt n uses bindings[n - 1]. */
+  bindings: ToolBindingDto[];
   arguments: Record<string, unknown>;
-  operationKey?: string;
+  /** The agent's key, or the intentId: every call reaches the provider with an operation key (C2: from run control). */
+  operationKey: string;
   deadlineAt: Date;
   outputSchema: Record<string, unknown> | null;
+  kind: 'read' | 'write';
+  readBack: ReadBackSpec | null;
 }
 
+export type ReadBackOutcome = { status: 'found'; resource: Record<string, unknown>; result: UpstreamResultDto } | { status: 'missing' } | { status: 'unreachable'; detail: string };
+
 const logger = createLogger(EXECUTION);
+/** A read-back gets its own short budget: the call's deadline may already be spent. */
+const READ_BACK_MS = 10_000;
 
 /** Where a binding's provider is reached: from discovery's registry, never from the agent (R1). */
 export function upstreamTarget(b: ToolBindingDto): UpstreamTarget {
   return b.transport === 'stdio' ? { transport: 'stdio', command: b.command!, args: b.args ?? [] } : { transport: 'http', endpoint: b.endpoint! };
 }
 
+function toResult(r: { content?: unknown; structuredContent?: unknown; isError?: boolean }): UpstreamResultDto {
+  return {
+    content: (r.content ?? []) as Record<string, unknown>[],
+    ...(r.structuredContent ? { structuredContent: r.structuredContent as Record<string, unknown> } : {}),
+    ...(r.isError ? { isError: true } : {}),
+  } as UpstreamResultDto;
+}
+
 /**
  * Sends a held call to its provider and records the three facts of B4 / C8:
- *   1. CallDispatched — committed BEFORE the request leaves (with the attempt row);
+ *   1. CallDispatched — committed BEFORE each attempt leaves;
  *   2. ResultReceived, or OutcomeUnknown when no answer came back;
- *   3. EffectConfirmed / EffectRejected — for a read-only tool, the output-contract check.
+ *   3. EffectConfirmed / EffectRejected — the output contract for a read, the
+ *      read-back by operation key for a write that declares one (C4, C9).
  *
- * Retries: this layer makes exactly one attempt per dispatch and never
- * re-sends on its own (C7). An unknown outcome is reconciled by operation key,
- * never dispatched again under a new one (reconciliation lands with the
- * execution issue).
+ * Retries (C7): this is the one layer that retries, and only by falling back
+ * to the next binding when no effect can have happened (see mayFallBack). An
+ * unknown outcome opens a reconciliation; it is never sent again.
  */
 @Injectable()
 export class DispatchCallUseCase {
+  /** Calls this process is performing now: the reconciler leaves them alone. */
+  readonly inFlight = new Set<string>();
+
   constructor(
     @InjectDataSource(EXECUTION) private readonly dataSource: DataSource,
     @Inject(EXECUTION_OUTBOX) private readonly outbox: OutboxWriter,
   ) {}
 
-  /** Records one half (request or hold) and, once both are there, the dispatch. Runs in the consumer's transaction. */
+  /** Records one half (request or hold) and, once both are there, the first dispatch. Runs in the consumer's transaction. */
   async record(
     manager: EntityManager,
     intentId: string,
@@ -74,7 +96,7 @@ export class DispatchCallUseCase {
       await manager.query('UPDATE execution.pending_call SET hold_id = $2, updated_at = now() WHERE intent_id = $1', [intentId, half.holdId]);
     }
     const [ready]: ReadyCall[] = await manager.query(
-      `SELECT p.intent_id, p.tool_id, p.arguments, p.operation_key, p.deadline_at, t.bindings, t.output_schema
+      `SELECT p.intent_id, p.tool_id, p.arguments, p.operation_key, p.deadline_at, t.bindings, t.output_schema, t.kind, t.read_back
          FROM execution.pending_call p LEFT JOIN execution.tool_binding t ON t.tool_id = p.tool_id AND t.status = 'active'
         WHERE p.intent_id = $1 AND p.tool_id IS NOT NULL AND p.hold_id IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM execution.dispatch_attempt a WHERE a.intent_id = p.intent_id)
@@ -82,74 +104,177 @@ export class DispatchCallUseCase {
       [intentId],
     );
     if (!ready) return undefined;
-    const binding = ready.bindings?.[0];
-    if (!binding) {
+    const bindings = eligibleBindings(ready.bindings ?? []);
+    if (bindings.length === 0) {
       await this.outbox.append(manager, EffectRejected, {
-        intentId, attempt: 1, code: 'TOOL_NO_ELIGIBLE_BINDING', reason: 'No provider binding is available for this tool.',
+        intentId, attempt: 1, code: 'TOOL_NO_ELIGIBLE_BINDING', reason: 'No healthy provider binding is available for this tool.',
       }, { causationId });
       return undefined;
     }
     const dispatch: Dispatch = {
-      intentId, attempt: 1, binding, arguments: ready.arguments, deadlineAt: ready.deadline_at, outputSchema: ready.output_schema,
-      ...(ready.operation_key ? { operationKey: ready.operation_key } : {}),
+      intentId, bindings, arguments: ready.arguments, deadlineAt: ready.deadline_at, outputSchema: ready.output_schema,
+      operationKey: ready.operation_key ?? intentId, kind: ready.kind ?? 'write', readBack: ready.read_back,
     };
-    await manager.query(
-      `INSERT INTO execution.dispatch_attempt (intent_id, attempt, binding_id, provider_id, status) VALUES ($1, $2, $3, $4, 'dispatched')`,
-      [intentId, dispatch.attempt, binding.bindingId, binding.providerId],
-    );
-    await this.outbox.append(manager, CallDispatched, {
-      intentId, attempt: dispatch.attempt, providerId: binding.providerId, bindingId: binding.bindingId,
-      upstreamToolName: binding.upstreamToolName, deadlineAt: dispatch.deadlineAt.toISOString(),
-      ...(dispatch.operationKey ? { operationKey: dispatch.operationKey } : {}),
-    }, { causationId });
+    await this.recordDispatch(manager, dispatch, 1, causationId);
     return dispatch;
   }
 
-  /** The upstream I/O, after CallDispatched has committed. */
+  private async recordDispatch(m: EntityManager, d: Dispatch, attempt: number, causationId?: string): Promise<void> {
+    const binding = d.bindings[attempt - 1]!;
+    await m.query(
+      `INSERT INTO execution.dispatch_attempt (intent_id, attempt, binding_id, provider_id, status) VALUES ($1, $2, $3, $4, 'dispatched')`,
+      [d.intentId, attempt, binding.bindingId, binding.providerId],
+    );
+    await this.outbox.append(m, CallDispatched, {
+      intentId: d.intentId, attempt, providerId: binding.providerId, bindingId: binding.bindingId,
+      upstreamToolName: binding.upstreamToolName, deadlineAt: d.deadlineAt.toISOString(), operationKey: d.operationKey,
+    }, causationId ? { causationId } : {});
+  }
+
+  /** The upstream I/O, after CallDispatched has committed; falls back between bindings where that is safe. */
   async perform(d: Dispatch): Promise<void> {
-    let result;
+    this.inFlight.add(d.intentId);
     try {
-      result = await callUpstreamTool({
-        target: upstreamTarget(d.binding), toolName: d.binding.upstreamToolName, arguments: d.arguments,
-        deadlineAt: d.deadlineAt.getTime(), intentId: d.intentId, ...(d.operationKey ? { operationKey: d.operationKey } : {}),
+      for (let attempt = 1; attempt <= d.bindings.length; attempt++) {
+        if (attempt > 1) await this.dataSource.transaction((m) => this.recordDispatch(m, d, attempt));
+        const done = await this.attempt(d, attempt);
+        if (done) return;
+      }
+    } finally {
+      this.inFlight.delete(d.intentId);
+    }
+  }
+
+  /** One attempt; false when the next binding should be tried. */
+  private async attempt(d: Dispatch, attempt: number): Promise<boolean> {
+    const binding = d.bindings[attempt - 1]!;
+    let raw;
+    try {
+      raw = await callUpstreamTool({
+        target: upstreamTarget(binding), toolName: binding.upstreamToolName, arguments: d.arguments,
+        deadlineAt: d.deadlineAt.getTime(), intentId: d.intentId, operationKey: d.operationKey,
       });
     } catch (error) {
-      const reason: UnknownOutcomeReason = error instanceof UpstreamError && error.kind === 'deadline' ? 'deadline_passed' : 'connection_lost';
-      logger.warn({ intentId: d.intentId, providerId: d.binding.providerId, reason }, 'outcome unknown after dispatch');
-      await this.complete(d, 'outcome_unknown', async (m) => {
-        await this.outbox.append(m, OutcomeUnknown, {
-          intentId: d.intentId, attempt: d.attempt, providerId: d.binding.providerId, reason,
-          detail: error instanceof UpstreamError ? error.message : 'the upstream call failed',
+      const failure = error instanceof UpstreamError ? error.kind : 'connection';
+      const detail = error instanceof UpstreamError ? error.message : 'the upstream call failed';
+      if (mayFallBack(failure, d.kind)) {
+        const last = attempt === d.bindings.length;
+        logger.warn({ intentId: d.intentId, providerId: binding.providerId, failure, last }, last ? 'every binding failed' : 'falling back to the next binding');
+        await this.complete(d.intentId, attempt, 'failed', async (m) => {
+          const result = toResult({ content: [{ type: 'text', text: `Provider ${binding.providerId} failed: ${detail}.` }], isError: true });
+          await this.outbox.append(m, ResultReceived, {
+            intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'provider_error', classification: failure === 'refused' ? 'unreachable' : failure,
+            resultDigest: digestOf(result), result,
+          });
+          if (last) {
+            await this.outbox.append(m, EffectRejected, {
+              intentId: d.intentId, attempt,
+              code: d.bindings.length > 1 ? 'TOOL_ALL_BINDINGS_FAILED' : 'PROVIDER_SYSTEM_ERROR',
+              reason: d.bindings.length > 1 ? `All ${d.bindings.length} eligible providers failed; nothing was performed.` : `The provider failed (${detail}); nothing was performed.`,
+            });
+          }
         });
+        return last;
+      }
+      const reason: UnknownOutcomeReason = failure === 'deadline' ? 'deadline_passed' : 'connection_lost';
+      logger.warn({ intentId: d.intentId, providerId: binding.providerId, reason }, 'outcome unknown after dispatch: reconciling by operation key');
+      await this.complete(d.intentId, attempt, 'outcome_unknown', async (m) => {
+        await this.outbox.append(m, OutcomeUnknown, { intentId: d.intentId, attempt, providerId: binding.providerId, reason, detail });
+        await openReconciliation(m, d.intentId, attempt, reason);
+      });
+      return true;
+    }
+
+    const upstream = toResult(raw);
+    const bytes = Buffer.byteLength(JSON.stringify(upstream), 'utf8');
+    if (bytes > MAX_RESULT_BYTES) {
+      // R6: refused, and not carried in an event; the agent is told how large it was.
+      const withheld = toResult({ content: [{ type: 'text', text: `The provider's result (${bytes} bytes) was over the ${MAX_RESULT_BYTES}-byte limit and was withheld.` }], isError: true });
+      await this.complete(d.intentId, attempt, 'result_received', async (m) => {
+        await this.outbox.append(m, ResultReceived, {
+          intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'contract_violation', classification: 'result_too_large', resultDigest: digestOf(upstream), result: withheld,
+        });
+        await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: `The result was ${bytes} bytes, over the ${MAX_RESULT_BYTES}-byte limit.` });
+      });
+      return true;
+    }
+    const verdict = checkResult(upstream, d.outputSchema);
+    const received = (m: EntityManager) => this.outbox.append(m, ResultReceived, {
+      intentId: d.intentId, attempt, providerId: binding.providerId, outcome: verdict.outcome, classification: verdict.classification, resultDigest: digestOf(upstream), result: upstream,
+    });
+    if (verdict.rejection) {
+      await this.complete(d.intentId, attempt, 'result_received', async (m) => {
+        await received(m);
+        await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: verdict.rejection!.code, reason: verdict.rejection!.reason });
+      });
+      return true;
+    }
+    if (d.kind === 'write' && d.readBack) {
+      // C4: the create call succeeded; the effect is confirmed only by reading the resource back by its key.
+      const rb = await this.readBack(d, binding);
+      await this.complete(d.intentId, attempt, 'result_received', async (m) => {
+        await received(m);
+        if (rb.status === 'unreachable') {
+          await openReconciliation(m, d.intentId, attempt, 'read_back_unreachable');
+          return;
+        }
+        await this.appendReadBackVerdict(m, d, attempt, rb);
+      });
+      return true;
+    }
+    await this.complete(d.intentId, attempt, 'result_received', async (m) => {
+      await received(m);
+      await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method: 'output_contract' });
+    });
+    return true;
+  }
+
+  /** Reads a write's resource back through the declared read-back tool, by operation key. */
+  async readBack(d: Pick<Dispatch, 'intentId' | 'operationKey' | 'readBack'>, binding: ToolBindingDto): Promise<ReadBackOutcome> {
+    const spec = d.readBack!;
+    try {
+      const raw = await callUpstreamTool({
+        target: upstreamTarget(binding), toolName: spec.tool, arguments: { [spec.keyArgument]: d.operationKey },
+        deadlineAt: Date.now() + READ_BACK_MS, intentId: d.intentId, operationKey: d.operationKey,
+      });
+      if (raw.isError) return { status: 'missing' };
+      const resource = raw.structuredContent as Record<string, unknown> | undefined;
+      if (!resource) return { status: 'unreachable', detail: 'the read-back returned no structured resource' };
+      return { status: 'found', resource, result: toResult(raw) };
+    } catch (e) {
+      return { status: 'unreachable', detail: e instanceof UpstreamError ? e.message : 'the read-back failed' };
+    }
+  }
+
+  /** C6, last row: a disagreeing read-back keeps the real resource and is never reported as success. */
+  async appendReadBackVerdict(m: EntityManager, d: Pick<Dispatch, 'intentId' | 'arguments' | 'readBack'>, attempt: number, rb: Exclude<ReadBackOutcome, { status: 'unreachable' }>, method: 'read_back' | 'reconciliation' = 'read_back'): Promise<void> {
+    if (rb.status === 'missing') {
+      await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The provider reported success, but the resource cannot be read back by its operation key.' });
+      return;
+    }
+    const difference = compareReadBack(d.readBack!, d.arguments, rb.resource);
+    if (Object.keys(difference).length > 0) {
+      await this.outbox.append(m, EffectRejected, {
+        intentId: d.intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The resource read back differs from the request; it is kept as it is, for a repair decision.', difference,
       });
       return;
     }
-    const upstream = {
-      content: (result.content ?? []) as Record<string, unknown>[],
-      ...(result.structuredContent ? { structuredContent: result.structuredContent as Record<string, unknown> } : {}),
-      ...(result.isError ? { isError: true } : {}),
-    };
-    const verdict = checkResult(upstream, d.outputSchema);
-    await this.complete(d, 'result_received', async (m) => {
-      await this.outbox.append(m, ResultReceived, {
-        intentId: d.intentId, attempt: d.attempt, providerId: d.binding.providerId, outcome: verdict.outcome,
-        classification: verdict.classification, resultDigest: digestOf(upstream), result: upstream,
-      });
-      if (verdict.rejection) {
-        await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt: d.attempt, code: verdict.rejection.code, reason: verdict.rejection.reason });
-      } else {
-        await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt: d.attempt, method: 'output_contract' });
-      }
-    });
+    await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method });
   }
 
-  private async complete(d: Dispatch, status: 'result_received' | 'outcome_unknown', write: (m: EntityManager) => Promise<void>): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
+  /** Moves an attempt out of `dispatched` exactly once, with its facts, in one transaction. */
+  async complete(intentId: string, attempt: number, status: 'result_received' | 'outcome_unknown' | 'failed', write: (m: EntityManager) => Promise<void>): Promise<boolean> {
+    return this.dataSource.transaction(async (m) => {
       const updated = returnedRows(await m.query(
         `UPDATE execution.dispatch_attempt SET status = $3, completed_at = now() WHERE intent_id = $1 AND attempt = $2 AND status = 'dispatched' RETURNING 1`,
-        [d.intentId, d.attempt, status],
+        [intentId, attempt, status],
       ));
       if (updated.length === 1) await write(m);
+      return updated.length === 1;
     });
   }
+}
+
+export async function openReconciliation(m: EntityManager, intentId: string, attempt: number, reason: string): Promise<void> {
+  await m.query('INSERT INTO execution.reconciliation (intent_id, attempt, reason) VALUES ($1, $2, $3) ON CONFLICT (intent_id) DO NOTHING', [intentId, attempt, reason]);
 }

@@ -10,6 +10,7 @@ import { type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { type CatalogTool, inScope, noProviderFits, type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
+import { checkCatalogArguments } from '../hosted-tools/hosted-tools';
 import { IDEMPOTENCY_META_KEY, isValidOperationKey, repeatVerdict, requestHashOf } from '../operation-key/operation-key';
 import { CallWaiters } from './call-waiters.service';
 
@@ -27,6 +28,8 @@ interface CallRow {
   effect: string | null;
   error: { code: string; message: string; retryable: boolean } | null;
   settlement: string | null;
+  result_attempt: number | null;
+  effect_attempt: number | null;
 }
 
 export interface ToolCallResult {
@@ -41,7 +44,13 @@ const logger = createLogger(GATEWAY);
 
 /** The outcome is known to the agent: refused or failed, or the effect confirmed with the provider's result. */
 function isFinished(row: CallRow): boolean {
-  return row.error !== null || (row.effect === 'confirmed' && row.result !== null);
+  // An unknown outcome (IDEMPOTENCY_RESULT_UNAVAILABLE) is an answer too; a later reconciled result replaces it on replay.
+  return confirmed(row) || row.error !== null;
+}
+
+/** The confirmed effect and the stored result are those of the same attempt (events of one call arrive on several topics). */
+function confirmed(row: CallRow): boolean {
+  return row.effect === 'confirmed' && row.result !== null && row.effect_attempt !== null && row.effect_attempt === row.result_attempt;
 }
 
 /**
@@ -86,6 +95,9 @@ export class CallToolUseCase {
     if (profile.providerRules && noProviderFits(doc, profile)) {
       return agentErrorResult({ code: 'NO_PROVIDER_MATCHES_RULES', retryable: false, message: `No provider of "${name}" is allowed by this URL's provider rules.`, details: { name } });
     }
+    // R4: the approved contract's input schema, no coercion; refused before anything is recorded or charged.
+    const badArgs = checkCatalogArguments(doc.contractHash, doc.inputSchema, name, args);
+    if (badArgs) return badArgs;
     // Access policy (issue 6): decided before any record, hold or dispatch; a refusal leaves no event behind.
     const access = await this.accessPolicy.decide(policies, name, args);
     if (!access.ok && access.code === 'TOOL_NOT_ALLOWED') {
@@ -202,17 +214,19 @@ export class CallToolUseCase {
   }
 
   private answer(row: CallRow): ToolCallResult {
+    const ok = confirmed(row);
     const receipt = {
       intentId: row.intent_id,
-      status: row.error ? 'FAILED' : row.settlement === 'settled' ? 'SETTLED' : 'VERIFYING',
+      status: !ok ? 'FAILED' : row.settlement === 'settled' ? 'SETTLED' : 'VERIFYING',
       toolId: row.tool_id,
       providerId: row.provider_id,
       classification: row.classification,
       attempts: row.attempts,
+      ...(ok && row.attempts > 1 ? { fellBack: true } : {}),
       held: { asset: row.asset, amountMinor: row.price_minor },
       charged: row.settlement === 'settled' ? { asset: row.asset, amountMinor: row.price_minor } : null,
     };
-    if (row.error) {
+    if (!ok && row.error) {
       const code: AgentErrorCode = isAgentErrorCode(row.error.code) ? row.error.code : 'INTERNAL_SERVER_ERROR';
       const failed = agentErrorResult({ code, retryable: row.error.retryable, message: row.error.message, intentId: row.intent_id });
       return { ...failed, _meta: { ...failed._meta, 'assay/receipt': receipt } };

@@ -92,6 +92,35 @@ export function refusal(error: AgentError): ReturnType<typeof agentErrorResult> 
   return agentErrorResult(error);
 }
 
+/** Catalog tools' input schemas come from providers: compiled leniently (unknown keywords allowed), never coercing. */
+const catalogAjv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, strict: false, validateFormats: false });
+const catalogValidators = new Map<string, ValidateFunction | 'invalid'>();
+/** R6: a call envelope (tool name and arguments) is at most this many bytes. */
+export const MAX_CALL_ENVELOPE_BYTES = 64_000;
+
+/**
+ * R4: a catalog tool's arguments against the approved contract's input schema,
+ * with no type coercion; `contractKey` (the contract hash) caches the compiled
+ * schema. An upstream schema that does not compile refuses nothing here: the
+ * provider's own validation stays in force.
+ */
+export function checkCatalogArguments(contractKey: string, schema: Record<string, unknown>, name: string, args: Record<string, unknown>): ReturnType<typeof agentErrorResult> | undefined {
+  const bytes = Buffer.byteLength(JSON.stringify({ name, arguments: args }), 'utf8');
+  if (bytes > MAX_CALL_ENVELOPE_BYTES) return invalidArguments([{ field: 'arguments', problem: `make the call ${bytes} bytes; at most ${MAX_CALL_ENVELOPE_BYTES} are accepted` }]);
+  let validate = catalogValidators.get(contractKey);
+  if (!validate) {
+    try {
+      const { $schema: _ignored, ...rest } = schema;
+      validate = catalogAjv.compile(rest);
+    } catch {
+      validate = 'invalid';
+    }
+    catalogValidators.set(contractKey, validate);
+  }
+  if (validate === 'invalid' || validate(args)) return undefined;
+  return invalidArguments((validate.errors ?? []).map(describe));
+}
+
 /** A successful hosted-tool answer: structuredContent and the same JSON as text (G3.8, G4). */
 export function structuredResult(value: Record<string, unknown>): { content: { type: 'text'; text: string }[]; structuredContent: Record<string, unknown> } {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };

@@ -5,7 +5,7 @@ import { type UpstreamResultDto } from '@tollgate/contracts';
 export type CallOutcomeFact =
   | { kind: 'dispatched'; providerId: string; attempt: number }
   | { kind: 'result'; providerId: string; attempt: number; classification: string; result: UpstreamResultDto }
-  | { kind: 'confirmed' }
+  | { kind: 'confirmed'; attempt: number }
   | { kind: 'failed'; code: string; message: string; retryable: boolean }
   | { kind: 'settled' | 'refunded' };
 
@@ -19,16 +19,19 @@ export class RecordOutcomeUseCase {
         return;
       case 'result':
         await manager.query(
-          'UPDATE gateway.call SET provider_id = $2, attempts = GREATEST(attempts, $3), classification = $4, result = $5, updated_at = now() WHERE intent_id = $1',
+          // A later attempt's result replaces an earlier one's (fallback); never the other way round.
+          `UPDATE gateway.call SET provider_id = $2, attempts = GREATEST(attempts, $3), classification = $4, result = $5, result_attempt = $3, updated_at = now()
+            WHERE intent_id = $1 AND COALESCE(result_attempt, 0) <= $3`,
           [intentId, fact.providerId, fact.attempt, fact.classification, JSON.stringify(fact.result)],
         );
         return;
       case 'confirmed':
-        await manager.query(`UPDATE gateway.call SET effect = 'confirmed', updated_at = now() WHERE intent_id = $1`, [intentId]);
+        await manager.query(`UPDATE gateway.call SET effect = 'confirmed', effect_attempt = $2, updated_at = now() WHERE intent_id = $1`, [intentId, fact.attempt]);
         return;
       case 'failed':
         await manager.query(
-          'UPDATE gateway.call SET error = $2, updated_at = now() WHERE intent_id = $1 AND error IS NULL',
+          // An unknown outcome is provisional: the reconciled verdict replaces it.
+          `UPDATE gateway.call SET error = $2, updated_at = now() WHERE intent_id = $1 AND (error IS NULL OR error->>'code' = 'IDEMPOTENCY_RESULT_UNAVAILABLE')`,
           [intentId, JSON.stringify({ code: fact.code, message: fact.message, retryable: fact.retryable })],
         );
         return;
