@@ -6,18 +6,16 @@
  * bindings, refused outputs, provider output passed through as data, and an
  * operator's recorded decision through the ops CLI.
  */
-import { randomBytes } from 'node:crypto';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { TopicSpecs } from '@tollgate/contracts';
-import { createTestDatabase, ensureTopics, freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
+import { startTsProcess, waitFor } from '@tollgate/testing';
+import { type DistributedSystem, startDistributedSystem } from './distributed-system';
 import { connectAgent, postJson, type Timeline, timelineWhen } from './agent-client';
 
 jest.setTimeout(300_000);
 
 const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
-type Service = (typeof SERVICES)[number];
 const CALL_DEADLINE_MS = 4000;
 
 type AgentError = { code: string; retryable: boolean; message?: string; intentId?: string; details?: Record<string, unknown> };
@@ -26,17 +24,14 @@ const receiptOf = (r: CallToolResult) => r._meta?.['assay/receipt'] as { intentI
 const count = (t: Timeline, type: string) => t.timeline.filter((e) => e.type === type).length;
 
 describe('the call life (issue 4)', () => {
-  const processes: RunningProcess[] = [];
-  const ports = {} as Record<Service, number>;
-  const adminToken = randomBytes(18).toString('base64url');
-  let db: { url: string; drop(): Promise<void> };
+  let system: DistributedSystem;
+  let adminToken: string;
   let pg: PgClient;
   let agent: Client;
   let credential: string;
   let gw: string;
   let providers: string;
   let ledger: string;
-  let env: (s: Service) => Record<string, string>;
 
   const call = async (name: string, args: Record<string, unknown>, key?: string, c = agent) =>
     (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(key ? { _meta: { 'assay/idempotencyKey': key } } : {}) })) as CallToolResult;
@@ -53,23 +48,14 @@ describe('the call life (issue 4)', () => {
   }, 60_000, 500);
 
   beforeAll(async () => {
-    db = await createTestDatabase('tollgate_e2e_calllife');
-    const prefix = `e2e-life-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}.`;
-    await ensureTopics(TopicSpecs.map((t) => prefix + t.name));
-    for (const s of SERVICES) ports[s] = await freePort();
-    env = (s: Service) => ({
-      PORT: String(ports[s]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
-      GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, EXECUTION_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0',
-      SETTLEMENT_VERIFICATION_WINDOW_MS: '200', GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: '8000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
+    system = await startDistributedSystem(SERVICES, {
+      GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: '8000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
     });
-    for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s}/src/main.ts`, [], env(s)));
-    await Promise.all(SERVICES.map((s) =>
-      waitFor(`${s} up`, async () => (await fetch(`http://127.0.0.1:${ports[s]}/health/${s === 'sample-providers' ? 'live' : 'ready'}`)).status < 500, 150_000, 250)
-        .catch((e) => { throw new Error(`${String(e)}\n${processes.find((x) => x.name === s)?.output().slice(-3000)}`); })));
-    gw = `http://127.0.0.1:${ports.gateway}`;
-    providers = `http://127.0.0.1:${ports['sample-providers']}/providers`;
-    ledger = `http://127.0.0.1:${ports.ledger}/calls`;
-    pg = new PgClient({ connectionString: db.url });
+    adminToken = system.adminToken;
+    gw = system.url('gateway');
+    providers = `${system.url('sample-providers')}/providers`;
+    ledger = `${system.url('ledger')}/calls`;
+    pg = new PgClient({ connectionString: system.db.url });
     await pg.connect();
     const owner = await postJson(`${gw}/admin/owners`, { name: 'Life owner' }, adminToken);
     const a = await postJson(`${gw}/admin/owners/${owner.json['ownerId']}/agents`, { name: 'Life agent' }, adminToken);
@@ -80,7 +66,7 @@ describe('the call life (issue 4)', () => {
     });
     expect(put.status).toBe(200);
     for (const p of ['review-tickets', 'flaky-a', 'flaky-b', 'odd-tools']) {
-      const reg = await postJson(`http://127.0.0.1:${ports.discovery}/admin/providers`, { providerId: p, endpoint: `${providers}/${p}/mcp` }, adminToken);
+      const reg = await postJson(`${system.url('discovery')}/admin/providers`, { providerId: p, endpoint: `${providers}/${p}/mcp` }, adminToken);
       expect(reg.json['ok']).toBe(true);
     }
     credential = cred.json['credential'] as string;
@@ -95,8 +81,7 @@ describe('the call life (issue 4)', () => {
   afterAll(async () => {
     await agent?.close();
     await pg?.end();
-    await Promise.all(processes.map((p) => p.stop()));
-    await db?.drop();
+    await system?.stop();
   });
 
   describe('the review-ticket tool and its contract card (C9, C4)', () => {
@@ -161,14 +146,13 @@ describe('the call life (issue 4)', () => {
       }, 20_000, 50);
       // Killed once the request has reached the provider: the write will happen, and nobody will hear the answer.
       await waitFor('the request at the provider', async () => ((await (await fetch(`${providers}/review-tickets/tickets`)).json()) as { inFlight: number }).inFlight > 0, 20_000, 20);
-      const execution = processes.find((p) => p.name === 'execution')!;
+      const execution = system.processes.find((p) => p.name === 'execution')!;
       await execution.stop('SIGKILL');
       await pending;
       await faults({ delayMs: 0 });
       // The provider finishes the write on its own; the platform never heard the answer.
       await waitFor('the ticket at the provider', async () => (await tickets(key)).length === 1, 10_000, 100);
-      const restarted = startTsProcess('execution', 'apps/execution/src/main.ts', [], env('execution'));
-      processes.push(restarted);
+      system.start('execution');
       const final = await finalAnswer('create_review_ticket', { source_id: 'doc-5', title: 'Survive a crash' }, key);
       expect(final.isError).toBeFalsy();
       expect(final.structuredContent).toMatchObject({ source_id: 'doc-5', title: 'Survive a crash' });
@@ -237,7 +221,7 @@ describe('the call life (issue 4)', () => {
       expect(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_IN_PROGRESS']).toContain(errorOf(first)?.code);
       const intentId = (await intentOfKey(key))!;
       const cli = async (...args: string[]) => {
-        const p = startTsProcess('ops-calls', 'tools/ops/src/calls.cli.ts', ['--execution-url', `http://127.0.0.1:${ports.execution}`, '--ledger-url', `http://127.0.0.1:${ports.ledger}`, '--token', adminToken, ...args]);
+        const p = startTsProcess('ops-calls', 'tools/ops/src/calls.cli.ts', ['--execution-url', system.url('execution'), '--ledger-url', system.url('ledger'), '--token', adminToken, ...args]);
         const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
         return { code, out: p.output() };
       };

@@ -4,18 +4,16 @@
  * concurrent requests with one key runs the call; every repeat gets the stored
  * answer, or is told why not, and nothing is ever dispatched twice.
  */
-import { randomBytes } from 'node:crypto';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { TopicSpecs } from '@tollgate/contracts';
-import { createTestDatabase, ensureTopics, freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
+import { waitFor } from '@tollgate/testing';
+import { type DistributedSystem, startDistributedSystem } from './distributed-system';
 import { connectAgent, postJson } from './agent-client';
 
 jest.setTimeout(300_000);
 
 const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
-type Service = (typeof SERVICES)[number];
 const CALL_DEADLINE_MS = 4000;
 const CALL_WAIT_MS = 3000;
 
@@ -24,10 +22,8 @@ const errorOf = (r: CallToolResult) => r._meta?.['assay/error'] as AgentError | 
 const receiptOf = (r: CallToolResult) => r._meta?.['assay/receipt'] as { intentId: string } | undefined;
 
 describe('operation keys (issue 4: B5, G5.2, G8)', () => {
-  const processes: RunningProcess[] = [];
-  const ports = {} as Record<Service, number>;
-  const adminToken = randomBytes(18).toString('base64url');
-  let db: { url: string; drop(): Promise<void> };
+  let system: DistributedSystem;
+  let adminToken: string;
   let pg: PgClient;
   let agent: Client;
   let credential: string;
@@ -43,29 +39,18 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase('tollgate_e2e_opkeys');
-    const prefix = `e2e-ops-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}.`;
-    await ensureTopics(TopicSpecs.map((t) => prefix + t.name));
-    for (const s of SERVICES) ports[s] = await freePort();
-    const env = (s: Service) => ({
-      PORT: String(ports[s]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
-      GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
-      GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: String(CALL_WAIT_MS),
-    });
-    for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s}/src/main.ts`, [], env(s)));
-    await Promise.all(SERVICES.map((s) =>
-      waitFor(`${s} up`, async () => (await fetch(`http://127.0.0.1:${ports[s]}/health/${s === 'sample-providers' ? 'live' : 'ready'}`)).status < 500, 150_000, 250)
-        .catch((e) => { throw new Error(`${String(e)}\n${processes.find((x) => x.name === s)?.output().slice(-3000)}`); })));
-    gw = `http://127.0.0.1:${ports.gateway}`;
-    providers = `http://127.0.0.1:${ports['sample-providers']}/providers`;
-    pg = new PgClient({ connectionString: db.url });
+    system = await startDistributedSystem(SERVICES, { GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: String(CALL_WAIT_MS) });
+    adminToken = system.adminToken;
+    gw = system.url('gateway');
+    providers = `${system.url('sample-providers')}/providers`;
+    pg = new PgClient({ connectionString: system.db.url });
     await pg.connect();
     const owner = await postJson(`${gw}/admin/owners`, { name: 'Keys owner' }, adminToken);
     const a = await postJson(`${gw}/admin/owners/${owner.json['ownerId']}/agents`, { name: 'Keys agent' }, adminToken);
     const cred = await postJson(`${gw}/admin/agents/${a.json['agentId']}/credentials`, {}, adminToken);
     expect((await postJson(`${gw}/admin/mcp-urls`, { slug: 'keys', discoveryMode: 'search' }, adminToken)).status).toBe(201);
     for (const p of ['slow-tools', 'review-tickets']) {
-      const reg = await postJson(`http://127.0.0.1:${ports.discovery}/admin/providers`, { providerId: p, endpoint: `${providers}/${p}/mcp` }, adminToken);
+      const reg = await postJson(`${system.url('discovery')}/admin/providers`, { providerId: p, endpoint: `${providers}/${p}/mcp` }, adminToken);
       expect(reg.json['ok']).toBe(true);
     }
     credential = cred.json['credential'] as string;
@@ -77,8 +62,7 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
   afterAll(async () => {
     await agent?.close();
     await pg?.end();
-    await Promise.all(processes.map((p) => p.stop()));
-    await db?.drop();
+    await system?.stop();
   });
 
   it('refuses a malformed key with MCP_IDEMPOTENCY_KEY_INVALID and records nothing', async () => {
@@ -161,11 +145,12 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
   it('answers IDEMPOTENCY_ATTEMPT_STALLED when execution died after dispatch (kill -9), and never dispatches again', async () => {
     const key = `stall-${Date.now()}`;
     const pending = call('slow_echo', { message: 'orphan', delayMs: 2500 }, key);
+    // Killed once the gateway has heard CallDispatched (before that, the fact is still in execution's outbox).
     const intentId = await waitFor('the dispatch', async () => {
-      const r = await pg.query(`SELECT a.intent_id FROM execution.dispatch_attempt a JOIN gateway.call c ON c.intent_id = a.intent_id WHERE c.operation_key = $1`, [key]);
+      const r = await pg.query('SELECT intent_id FROM gateway.call WHERE operation_key = $1 AND provider_id IS NOT NULL', [key]);
       return r.rows[0]?.intent_id as string | undefined;
     }, 15_000, 50);
-    const execution = processes.find((p) => p.name === 'execution')!;
+    const execution = system.processes.find((p) => p.name === 'execution')!;
     await execution.stop('SIGKILL');
     expect(errorOf(await pending)).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', intentId });
     const stalled = await waitFor('the stall', async () => {
