@@ -9,8 +9,7 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { startTsProcess, waitFor } from '@tollgate/testing';
-import { type DistributedSystem, startDistributedSystem } from './distributed-system';
+import { type DistributedSystem, startDistributedSystem, startTsProcess, waitFor } from '@tollgate/testing';
 import { connectAgent, postJson, type Timeline, timelineWhen } from './agent-client';
 
 jest.setTimeout(300_000);
@@ -32,6 +31,7 @@ describe('the call life (issue 4)', () => {
   let gw: string;
   let providers: string;
   let ledger: string;
+  let ownerId: string;
 
   const call = async (name: string, args: Record<string, unknown>, key?: string, c = agent) =>
     (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(key ? { _meta: { 'assay/idempotencyKey': key } } : {}) })) as CallToolResult;
@@ -58,6 +58,7 @@ describe('the call life (issue 4)', () => {
     pg = new PgClient({ connectionString: system.db.url });
     await pg.connect();
     const owner = await postJson(`${gw}/admin/owners`, { name: 'Life owner' }, adminToken);
+    ownerId = owner.json['ownerId'] as string;
     const a = await postJson(`${gw}/admin/owners/${owner.json['ownerId']}/agents`, { name: 'Life agent' }, adminToken);
     const cred = await postJson(`${gw}/admin/agents/${a.json['agentId']}/credentials`, {}, adminToken);
     for (const slug of ['life', 'no-writes']) expect((await postJson(`${gw}/admin/mcp-urls`, { slug, discoveryMode: 'search' }, adminToken)).status).toBe(201);
@@ -65,7 +66,7 @@ describe('the call life (issue 4)', () => {
       method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ policy: 'version: "2.0"\ntools:\n  deny: ["create_*"]' }),
     });
     expect(put.status).toBe(200);
-    for (const p of ['review-tickets', 'flaky-a', 'flaky-b', 'odd-tools']) {
+    for (const p of ['review-tickets', 'flaky-a', 'flaky-b', 'odd-tools', 'slow-tools', 'mutable-tools']) {
       const reg = await postJson(`${system.url('discovery')}/admin/providers`, { providerId: p, endpoint: `${providers}/${p}/mcp` }, adminToken);
       expect(reg.json['ok']).toBe(true);
     }
@@ -208,9 +209,39 @@ describe('the call life (issue 4)', () => {
       expect(Number((await pg.query('SELECT count(*) AS n FROM gateway.call')).rows[0].n)).toBe(before + 1);
     });
 
+    it('fails a call whose upstream asks for an interaction (elicitation): the platform never answers it', async () => {
+      const e = errorOf(await call('ask_user', {}));
+      expect(e).toMatchObject({ code: 'PROVIDER_SYSTEM_ERROR', retryable: false });
+    });
+
     it('answers a tool error with PROVIDER_REQUEST_ERROR', async () => {
       const e = errorOf(await call('get_review_ticket', { operation_key: 'never-used' }));
       expect(e).toMatchObject({ code: 'PROVIDER_REQUEST_ERROR', retryable: false });
+    });
+  });
+
+  describe('access and bindings checked around the I/O (R7)', () => {
+    it('withholds the result when the credential is revoked while the call runs', async () => {
+      const a = await postJson(`${gw}/admin/owners/${ownerId}/agents`, { name: 'Revoked mid-call' }, adminToken);
+      const cred = await postJson(`${gw}/admin/agents/${a.json['agentId']}/credentials`, {}, adminToken);
+      const c = await connectAgent(`${gw}/mcp/life`, cred.json['credential'] as string);
+      const pending = call('slow_echo', { message: 'secret result', delayMs: 1500 }, undefined, c);
+      await new Promise((r) => setTimeout(r, 400));
+      expect((await postJson(`${gw}/admin/credentials/${cred.json['credentialId']}/revoke`, {}, adminToken)).status).toBe(200);
+      const r = await pending;
+      expect(errorOf(r)).toMatchObject({ code: 'MCP_CREDENTIAL_INVALID', retryable: false, intentId: expect.any(String) });
+      expect(JSON.stringify(r)).not.toContain('secret result');
+      await c.close().catch(() => undefined);
+    });
+
+    it('answers TOOL_NO_ELIGIBLE_BINDING when no healthy provider serves the tool', async () => {
+      const reg = await postJson(`${system.url('discovery')}/admin/providers`, { providerId: 'mutable-tools', endpoint: 'http://127.0.0.1:9/mcp' }, adminToken);
+      expect(reg.json['ok']).toBe(false);
+      const r = await waitFor('the unhealthy binding in execution', async () => {
+        const x = await call('lookup_order', { orderId: 'o-1' });
+        return errorOf(x)?.code === 'TOOL_NO_ELIGIBLE_BINDING' ? x : undefined;
+      }, 30_000, 500);
+      expect(errorOf(r)).toMatchObject({ retryable: false, intentId: expect.any(String) });
     });
   });
 

@@ -226,6 +226,13 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       // A call pinned to the retired version is told so, not silently upgraded.
       const pinned = await call(c, 'call_tool', { name: 'lookup_order', arguments: { orderId: 'o-1' } }, { 'assay/contractVersion': 1 });
       expect(errorOf(pinned)).toMatchObject({ code: 'CONTRACT_VERSION_RETIRED', details: { requestedVersion: 1, currentVersion: 2 } });
+      // The provider rolls back to the old contract: the new optional input is supported by no provider now.
+      await postJson(`${providers}/mutable-tools/variant`, { variant: 1 }, '');
+      const unsupported = await waitFor('UNSUPPORTED_INPUT_FIELD', async () => {
+        const r = await call(c, 'call_tool', { name: 'lookup_order', arguments: { orderId: 'o-1', includeHistory: true } });
+        return errorOf(r)?.code === 'UNSUPPORTED_INPUT_FIELD' ? r : undefined;
+      }, 30_000, 300);
+      expect(errorOf(unsupported)).toMatchObject({ retryable: false, details: { field: 'includeHistory', providers: ['mutable-tools'] } });
     });
 
     it('marks a tool removed when its only provider stops listing it: TOOL_REMOVED on call, TOOL_NOT_IN_TOOLSET on get_tool', async () => {

@@ -7,8 +7,7 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { waitFor } from '@tollgate/testing';
-import { type DistributedSystem, startDistributedSystem } from './distributed-system';
+import { type DistributedSystem, startDistributedSystem, waitFor } from '@tollgate/testing';
 import { connectAgent, postJson } from './agent-client';
 
 jest.setTimeout(300_000);

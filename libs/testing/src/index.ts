@@ -1,3 +1,4 @@
 export * from './lib/infra';
 export * from './lib/wait-for';
 export * from './lib/processes';
+export * from './lib/distributed-system';

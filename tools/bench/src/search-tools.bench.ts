@@ -13,15 +13,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Client as PgClient } from 'pg';
 import { CatalogIndex, FreeCallsService, type GatewayOptions, SearchToolsUseCase } from '@tollgate/gateway-service';
 import { freePort, startTsProcess, waitFor } from '@tollgate/testing';
+import { stats } from './bench-stats';
 import { generateCatalog, QUERIES } from './catalog-generator';
 
 const TOOLS = 10_000;
-
-function stats(samples: number[], wallMs: number) {
-  const s = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return { n: s.length, p50Ms: +q(0.5).toFixed(3), p99Ms: +q(0.99).toFixed(3), maxMs: +s[s.length - 1]!.toFixed(3), throughputPerS: +((s.length / wallMs) * 1000).toFixed(1) };
-}
 
 async function inGateway() {
   const options = { cursorSecret: 'bench', catalogPollMs: 60_000 } as GatewayOptions;

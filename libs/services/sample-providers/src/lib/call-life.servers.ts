@@ -121,6 +121,7 @@ export function createOddToolsServer(): Server {
     { name: 'broken_stats', description: 'Counts things (its output breaks its own schema).', inputSchema: { type: 'object', properties: {} }, outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] }, annotations: { readOnlyHint: true } },
     { name: 'huge_report', description: 'Returns a report of about 2.6 MB.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
     { name: 'fetch_note', description: 'Returns a note written by a stranger.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+    { name: 'ask_user', description: 'Asks the user a question (an interaction request the platform refuses).', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
     // A write with no read-back declared: when its outcome is lost, only an operator can decide.
     { name: 'launch_probe', description: 'Launches a probe (a write without a read-back).', inputSchema: { type: 'object', properties: { delayMs: { type: 'integer' } } } },
   ];
@@ -129,6 +130,11 @@ export function createOddToolsServer(): Server {
     switch (req.params.name) {
       case 'broken_stats':
         return { content: [{ type: 'text', text: '{"count":"many"}' }], structuredContent: { count: 'many' } };
+      case 'ask_user': {
+        // R4: the platform's client declares no elicitation capability, so this interaction fails the call.
+        const answer = await server.elicitInput({ message: 'Which account?', requestedSchema: { type: 'object', properties: { account: { type: 'string' } } } });
+        return { content: [{ type: 'text', text: `asked: ${answer.action}` }] };
+      }
       case 'launch_probe':
         await new Promise((r) => setTimeout(r, (req.params.arguments as { delayMs?: number })?.delayMs ?? 0));
         return { content: [{ type: 'text', text: 'probe launched' }] };

@@ -26,6 +26,8 @@ export class ToolBindingDto {
   /** The contract the provider last listed; may differ from the catalog's approved one until an admin approves it. */
   @IsHexadecimal() @Length(64, 64) contractHash!: string;
   @IsIn(['healthy', 'unhealthy']) health!: 'healthy' | 'unhealthy';
+  /** The input properties this provider's listed contract declares (an optional input it lacks is unsupported there). */
+  @IsOptional() @IsArray() @IsString({ each: true }) inputProperties?: string[];
 }
 
 export class ToolChangelogEntryDto {

@@ -49,6 +49,7 @@ export class PublishToolService {
         providerMeta: v.provider_meta, note: v.note, at: (v.decided_at ?? v.created_at).toISOString(),
       })),
       bindings: bindings.map((b) => ({
+        inputProperties: Object.keys((versions.find((v) => v.contract_hash === b.contract_hash)?.input_schema['properties'] as object | undefined) ?? {}),
         providerId: b.provider_id, upstreamToolName: b.upstream_tool_name, contractHash: b.contract_hash, transport: b.transport,
         ...(b.transport === 'http' ? { endpoint: b.endpoint! } : { command: b.command!, args: b.args ?? [] }),
         health: b.health, providerDefaults: b.defaults,

@@ -27,6 +27,7 @@ interface ReadyCall {
 
 export interface Dispatch {
   intentId: string;
+  toolId: string;
   /** Eligible bindings in order; attempt n uses bindings[n - 1]. */
   bindings: ToolBindingDto[];
   arguments: Record<string, unknown>;
@@ -112,7 +113,7 @@ export class DispatchCallUseCase {
       return undefined;
     }
     const dispatch: Dispatch = {
-      intentId, bindings, arguments: ready.arguments, deadlineAt: ready.deadline_at, outputSchema: ready.output_schema,
+      intentId, toolId: ready.tool_id, bindings, arguments: ready.arguments, deadlineAt: ready.deadline_at, outputSchema: ready.output_schema,
       operationKey: ready.operation_key ?? intentId, kind: ready.kind ?? 'write', readBack: ready.read_back,
     };
     await this.recordDispatch(manager, dispatch, 1, causationId);
@@ -145,9 +146,26 @@ export class DispatchCallUseCase {
     }
   }
 
+  /** R7: the binding is checked again right before the I/O: the catalog may have dropped it since the dispatch was recorded. */
+  private async bindingStillServes(toolId: string, binding: ToolBindingDto): Promise<boolean> {
+    const [t]: { bindings: ToolBindingDto[]; status: string }[] = await this.dataSource.query('SELECT bindings, status FROM execution.tool_binding WHERE tool_id = $1', [toolId]);
+    return t?.status === 'active' && t.bindings.some((b) => b.bindingId === binding.bindingId && b.health !== 'unhealthy');
+  }
+
   /** One attempt; false when the next binding should be tried. */
   private async attempt(d: Dispatch, attempt: number): Promise<boolean> {
     const binding = d.bindings[attempt - 1]!;
+    if (!(await this.bindingStillServes(d.toolId, binding))) {
+      const last = attempt === d.bindings.length;
+      await this.complete(d.intentId, attempt, 'failed', async (m) => {
+        const result = toResult({ content: [{ type: 'text', text: `Provider ${binding.providerId} no longer serves this tool; it was not called.` }], isError: true });
+        await this.outbox.append(m, ResultReceived, {
+          intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'provider_error', classification: 'binding_withdrawn', resultDigest: digestOf(result), result,
+        });
+        if (last) await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'TOOL_NO_ELIGIBLE_BINDING', reason: 'No provider binding serves this tool any more; nothing was performed.' });
+      });
+      return last;
+    }
     let raw;
     try {
       raw = await callUpstreamTool({

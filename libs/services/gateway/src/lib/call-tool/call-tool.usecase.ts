@@ -98,6 +98,15 @@ export class CallToolUseCase {
     // R4: the approved contract's input schema, no coercion; refused before anything is recorded or charged.
     const badArgs = checkCatalogArguments(doc.contractHash, doc.inputSchema, name, args);
     if (badArgs) return badArgs;
+    // An optional input that no healthy provider's listed contract declares cannot be honoured anywhere.
+    const unsupported = Object.keys(args).find((field) => doc.optionalInputFields.includes(field)
+      && !doc.bindings.some((b) => b.health === 'healthy' && (b.inputProperties === undefined || b.inputProperties.includes(field))));
+    if (unsupported) {
+      return agentErrorResult({
+        code: 'UNSUPPORTED_INPUT_FIELD', retryable: false, message: `No available provider of "${name}" supports the optional input "${unsupported}"; remove it if the call can do without.`,
+        details: { field: unsupported, providers: doc.bindings.map((b) => b.providerId) },
+      });
+    }
     // Access policy (issue 6): decided before any record, hold or dispatch; a refusal leaves no event behind.
     const access = await this.accessPolicy.decide(policies, name, args);
     if (!access.ok && access.code === 'TOOL_NOT_ALLOWED') {
@@ -153,7 +162,24 @@ export class CallToolUseCase {
       });
       if (!created) return this.repeat(caller, operationKey as string, requestHash);
       logger.info({ toolId: tool.tool_id }, 'call requested');
-      return this.awaitOutcome(intentId);
+      const answer = await this.awaitOutcome(intentId);
+      return (await this.accessStillHeld(caller)) ? answer : this.withheld(intentId);
+    });
+  }
+
+  /** R7: access is checked again after the I/O; a credential or URL revoked meanwhile gets no result. */
+  private async accessStillHeld(caller: CallerIdentity): Promise<boolean> {
+    const [row]: { ok: boolean }[] = await this.dataSource.query(
+      `SELECT (c.revoked_at IS NULL AND u.disabled_at IS NULL) AS ok FROM gateway.credential c, gateway.mcp_url u WHERE c.credential_id = $1 AND u.mcp_url_id = $2`,
+      [caller.credentialId, caller.mcpUrlId],
+    );
+    return row?.ok === true;
+  }
+
+  private withheld(intentId: string): ToolCallResult {
+    return agentErrorResult({
+      code: 'MCP_CREDENTIAL_INVALID', retryable: false, intentId,
+      message: 'Access was revoked while the call ran; its result is withheld. Sign in again for this profile.',
     });
   }
 

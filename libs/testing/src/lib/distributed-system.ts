@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { TopicSpecs } from '@tollgate/contracts';
-import { createTestDatabase, ensureTopics, freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
+import { createTestDatabase, ensureTopics } from './infra';
+import { freePort, type RunningProcess, startTsProcess } from './processes';
+import { waitFor } from './wait-for';
 
 export type AppName = 'gateway' | 'discovery' | 'execution' | 'payment' | 'settlement' | 'ledger' | 'sample-providers';
 
