@@ -92,13 +92,69 @@ export interface UpstreamCall extends UpstreamScope {
   intentId: string;
 }
 
+/**
+ * Sessions kept open to HTTP providers, one per endpoint: a call reuses the
+ * initialised client instead of paying the initialize handshake each time.
+ * A session that fails is dropped (the failure is reported to the caller,
+ * never retried here: execution owns retries, C7). stdio providers are started
+ * per call.
+ */
+class UpstreamSessions {
+  private readonly sessions = new Map<string, Promise<Client>>();
+
+  async get(endpoint: string): Promise<Client> {
+    let s = this.sessions.get(endpoint);
+    if (!s) {
+      s = (async () => {
+        const client = newClient();
+        client.onclose = () => this.sessions.delete(endpoint);
+        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)), { timeout: 10_000 });
+        return client;
+      })();
+      this.sessions.set(endpoint, s);
+      s.catch(() => this.sessions.delete(endpoint));
+    }
+    return s;
+  }
+
+  drop(endpoint: string): void {
+    const s = this.sessions.get(endpoint);
+    this.sessions.delete(endpoint);
+    void s?.then((c) => c.close()).catch(() => undefined);
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.then((c) => c.close()).catch(() => undefined)));
+  }
+}
+
+const sessions = new UpstreamSessions();
+
+/** Closes the kept sessions (at shutdown). */
+export function closeUpstreamSessions(): Promise<void> {
+  return sessions.closeAll();
+}
+
 export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResult> {
-  return withUpstream(call, async (client, signal, timeout) => {
-    const _meta: Record<string, unknown> = { 'tollgate/intentId': call.intentId };
-    if (call.operationKey) _meta['tollgate/operationKey'] = call.operationKey;
-    const result = await client.callTool({ name: call.toolName, arguments: call.arguments, _meta }, undefined, { signal, timeout });
-    return result as CallToolResult;
-  });
+  const _meta: Record<string, unknown> = { 'tollgate/intentId': call.intentId };
+  if (call.operationKey) _meta['tollgate/operationKey'] = call.operationKey;
+  const request = { name: call.toolName, arguments: call.arguments, _meta };
+  if (call.target.transport === 'stdio') {
+    return withUpstream(call, async (client, signal, timeout) => (await client.callTool(request, undefined, { signal, timeout })) as CallToolResult);
+  }
+  const timeoutMs = effectiveTimeout(call.deadlineAt);
+  const signal = call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+  const endpoint = call.target.endpoint;
+  try {
+    const client = await sessions.get(endpoint);
+    return (await client.callTool(request, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
+  } catch (error) {
+    // A session that failed is not trusted again; the next call opens a fresh one.
+    sessions.drop(endpoint);
+    throw classify(error, signal);
+  }
 }
 
 export interface RefusedTool {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallRequested, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
+import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
 import { createLogger, HealthRegistry } from '@tollgate/observability';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { EXECUTION, EXECUTION_OPTIONS } from './execution.constants';
@@ -37,6 +38,8 @@ export class ExecutionEventsHost extends ServiceEventsHost {
   protected override async stopBackground(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
+    await this.dispatch.drain();
+    await closeUpstreamSessions();
   }
 
   protected consumers() {
@@ -50,11 +53,11 @@ export class ExecutionEventsHost extends ServiceEventsHost {
             const d = await this.dispatch.record(manager, p.intentId, {
               request: { toolId: p.toolId, arguments: p.arguments, deadlineAt: p.deadlineAt, ...(p.operationKey ? { operationKey: p.operationKey } : {}) },
             }, envelope.eventId);
-            if (d) afterCommit(() => this.dispatch.perform(d));
+            if (d) afterCommit(() => this.dispatch.start(d));
           }),
           on(PaymentHeld, async ({ manager, payload: p, envelope, afterCommit }) => {
             const d = await this.dispatch.record(manager, p.intentId, { holdId: p.holdId }, envelope.eventId);
-            if (d) afterCommit(() => this.dispatch.perform(d));
+            if (d) afterCommit(() => this.dispatch.start(d));
           }),
         ],
       },

@@ -73,6 +73,7 @@ function toResult(r: { content?: unknown; structuredContent?: unknown; isError?:
 export class DispatchCallUseCase {
   /** Calls this process is performing now: the reconciler leaves them alone. */
   readonly inFlight = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     @InjectDataSource(EXECUTION) private readonly dataSource: DataSource,
@@ -130,6 +131,23 @@ export class DispatchCallUseCase {
       intentId: d.intentId, attempt, providerId: binding.providerId, bindingId: binding.bindingId,
       upstreamToolName: binding.upstreamToolName, deadlineAt: d.deadlineAt.toISOString(), operationKey: d.operationKey,
     }, causationId ? { causationId } : {});
+  }
+
+  /**
+   * Starts the I/O without holding the consumer: the dispatch is already
+   * committed, so a crash from here on leaves an attempt the reconciler
+   * finds; meanwhile the partition's next calls go out in parallel.
+   */
+  start(d: Dispatch): void {
+    const p: Promise<void> = this.perform(d)
+      .catch((err) => logger.error({ err, intentId: d.intentId }, 'dispatch failed inside execution'))
+      .finally(() => this.running.delete(p));
+    this.running.add(p);
+  }
+
+  /** Waits for the calls in flight (graceful shutdown: each is bounded by its deadline). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.running]);
   }
 
   /** The upstream I/O, after CallDispatched has committed; falls back between bindings where that is safe. */
