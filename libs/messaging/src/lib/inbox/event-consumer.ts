@@ -46,6 +46,8 @@ export interface InboxConsumerOptions {
   handlers: EventHandler<any>[];
   /** Override the Kafka group (e.g. to re-read a topic from offset 0); the inbox still deduplicates by `name`. */
   groupId?: string;
+  /** Called after each applied event's commit: the service's relay publishes what the handler wrote at once. */
+  onApplied?: () => void;
 }
 
 /**
@@ -119,6 +121,7 @@ export class InboxConsumer {
       return;
     }
     logger.debug({ eventId: decoded.envelope.eventId, type: decoded.envelope.type }, 'event applied');
+    this.options.onApplied?.();
     for (const fn of after) {
       try {
         await fn();

@@ -226,6 +226,8 @@ export class CallToolUseCase {
   private async awaitOutcome(intentId: string): Promise<ToolCallResult> {
     const deadline = Date.now() + this.options.callWaitMs;
     for (;;) {
+      // Listen before reading: a wake-up that lands between the read and the wait is not lost.
+      const woken = this.waiters.next(intentId, Math.max(1, Math.min(deadline - Date.now(), 250)));
       const [row]: CallRow[] = await this.dataSource.query('SELECT * FROM gateway.call WHERE intent_id = $1', [intentId]);
       if (row && isFinished(row)) return this.answer(row);
       const left = deadline - Date.now();
@@ -235,7 +237,7 @@ export class CallToolUseCase {
           message: 'The call is still running; it has not been charged twice. Check it again later.',
         });
       }
-      await this.waiters.next(intentId, Math.min(left, 250));
+      await woken;
     }
   }
 
