@@ -1,0 +1,2 @@
+export * from './lib/accounts';
+export * from './lib/ledger-book';
