@@ -70,3 +70,25 @@ export function expectThreeSeparateFacts(t: Timeline): void {
   expect(at(received)).toBeLessThanOrEqual(at(confirmed));
   expect(t.contradictions).toEqual([]);
 }
+
+/** `_meta["assay/error"]` of a tool result (G7). */
+export interface AgentErrorMeta {
+  code: string;
+  retryable: boolean;
+  message?: string;
+  retryAfter?: number;
+  retryAfterMs?: number;
+  intentId?: string;
+  details?: Record<string, unknown>;
+}
+
+export const errorOf = (r: CallToolResult) => r._meta?.['assay/error'] as AgentErrorMeta | undefined;
+
+/** `_meta["assay/receipt"]` of a tool result (G5.3). */
+export const receiptOf = (r: CallToolResult) =>
+  r._meta?.['assay/receipt'] as { intentId: string; providerId: string; toolId: string; attempts: number; fellBack?: boolean; status: string } | undefined;
+
+/** call_tool as an agent sends it, with an operation key in the request `_meta` when given. */
+export async function callThrough(c: Client, name: string, args: Record<string, unknown>, key?: string): Promise<CallToolResult> {
+  return (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(key !== undefined ? { _meta: { 'assay/idempotencyKey': key } } : {}) })) as CallToolResult;
+}

@@ -10,16 +10,13 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
 import { type DistributedSystem, startDistributedSystem, startTsProcess, waitFor } from '@tollgate/testing';
-import { connectAgent, postJson, type Timeline, timelineWhen } from './agent-client';
+import { callThrough, connectAgent, errorOf, postJson, receiptOf, type Timeline, timelineWhen } from './agent-client';
 
 jest.setTimeout(300_000);
 
 const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
 const CALL_DEADLINE_MS = 4000;
 
-type AgentError = { code: string; retryable: boolean; message?: string; intentId?: string; details?: Record<string, unknown> };
-const errorOf = (r: CallToolResult) => r._meta?.['assay/error'] as AgentError | undefined;
-const receiptOf = (r: CallToolResult) => r._meta?.['assay/receipt'] as { intentId: string; providerId: string; attempts: number; fellBack?: boolean; status: string } | undefined;
 const count = (t: Timeline, type: string) => t.timeline.filter((e) => e.type === type).length;
 
 describe('the call life (issue 4)', () => {
@@ -33,8 +30,7 @@ describe('the call life (issue 4)', () => {
   let ledger: string;
   let ownerId: string;
 
-  const call = async (name: string, args: Record<string, unknown>, key?: string, c = agent) =>
-    (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(key ? { _meta: { 'assay/idempotencyKey': key } } : {}) })) as CallToolResult;
+  const call = (name: string, args: Record<string, unknown>, key?: string, c = agent) => callThrough(c, name, args, key);
   const tickets = async (key: string) =>
     ((await (await fetch(`${providers}/review-tickets/tickets`)).json()) as { tickets: { operationKey: string; title: string }[] }).tickets.filter((t) => t.operationKey === key);
   const faults = (body: Record<string, unknown>) => postJson(`${providers}/review-tickets/faults`, body, '');

@@ -14,7 +14,7 @@ import { Client as PgClient } from 'pg';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TopicSpecs } from '@tollgate/contracts';
 import { createTestDatabase, ensureTopics, freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
-import { connectAgent, postJson, startEverythingServer } from './agent-client';
+import { connectAgent, errorOf, postJson, startEverythingServer } from './agent-client';
 
 jest.setTimeout(300_000);
 
@@ -29,7 +29,6 @@ interface SearchOut {
   limitApplied: number;
 }
 
-const errorOf = (r: CallToolResult) => r._meta?.['assay/error'] as { code: string; retryable: boolean; retryAfterMs?: number; message?: string; details?: Record<string, unknown> } | undefined;
 
 describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
   const processes: RunningProcess[] = [];

@@ -8,7 +8,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
 import { type DistributedSystem, startDistributedSystem, waitFor } from '@tollgate/testing';
-import { connectAgent, postJson } from './agent-client';
+import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
 
 jest.setTimeout(300_000);
 
@@ -16,9 +16,6 @@ const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 
 const CALL_DEADLINE_MS = 4000;
 const CALL_WAIT_MS = 3000;
 
-type AgentError = { code: string; retryable: boolean; retryAfter?: number; retryAfterMs?: number; intentId?: string; details?: Record<string, unknown> };
-const errorOf = (r: CallToolResult) => r._meta?.['assay/error'] as AgentError | undefined;
-const receiptOf = (r: CallToolResult) => r._meta?.['assay/receipt'] as { intentId: string } | undefined;
 
 describe('operation keys (issue 4: B5, G5.2, G8)', () => {
   let system: DistributedSystem;
@@ -29,8 +26,7 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
   let gw: string;
   let providers: string;
 
-  const call = async (name: string, args: Record<string, unknown>, key?: string, c = agent) =>
-    (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(key !== undefined ? { _meta: { 'assay/idempotencyKey': key } } : {}) })) as CallToolResult;
+  const call = (name: string, args: Record<string, unknown>, key?: string, c = agent) => callThrough(c, name, args, key);
   const dispatches = async (intentId: string) => Number((await pg.query('SELECT count(*) AS n FROM execution.dispatch_attempt WHERE intent_id = $1', [intentId])).rows[0].n);
   const ticketsFor = async (key: string) => {
     const all = (await (await fetch(`${providers}/review-tickets/tickets`)).json()) as { tickets: { operationKey: string }[] };
