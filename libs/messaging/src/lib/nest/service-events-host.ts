@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
-import { type HealthRegistry, type Logger } from '@tollgate/observability';
+import { createLogger, type HealthRegistry, type Logger } from '@tollgate/observability';
 import { type EventTransport } from '../transport/event-transport';
 import { type EventHandler } from '../inbox/event-consumer';
 import { ServiceMessaging } from '../service-messaging';
@@ -14,6 +14,15 @@ export interface ServiceEventsSettings {
   transport: EventTransport;
   health: HealthRegistry;
   logger: Logger;
+}
+
+/** The settings every service passes to its host: one schema named after the service, its options and the shared parts. */
+export function serviceEventsSettings(
+  service: string,
+  parts: { dataSource: DataSource; transport: EventTransport; health: HealthRegistry; options: { databaseUrl: string; outboxPollIntervalMs: number } },
+): ServiceEventsSettings {
+  const { dataSource, transport, health, options } = parts;
+  return { service, schema: service, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(service) };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { EVENT_TRANSPORT, type EventTransport, ServiceEventsHost } from '@tollgate/messaging';
-import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { EVENT_TRANSPORT, type EventTransport, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { HealthRegistry } from '@tollgate/observability';
 import { DISCOVERY, DISCOVERY_OPTIONS } from './discovery.constants';
 import { type DiscoveryOptions } from './discovery.options';
 import { ProviderSyncScheduler } from './watch-providers/provider-sync.scheduler';
@@ -17,7 +17,7 @@ export class DiscoveryEventsHost extends ServiceEventsHost {
     health: HealthRegistry,
     private readonly scheduler: ProviderSyncScheduler,
   ) {
-    super({ service: DISCOVERY, schema: DISCOVERY, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(DISCOVERY) });
+    super(serviceEventsSettings(DISCOVERY, { dataSource, transport, health, options }));
   }
 
   protected consumers() {

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallRequested, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
-import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { HealthRegistry } from '@tollgate/observability';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { EXECUTION, EXECUTION_OPTIONS } from './execution.constants';
 import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
@@ -22,7 +22,7 @@ export class ExecutionEventsHost extends ServiceEventsHost {
     private readonly syncBindings: SyncBindingsUseCase,
     private readonly reconcile: ReconcileCallsUseCase,
   ) {
-    super({ service: EXECUTION, schema: EXECUTION, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(EXECUTION) });
+    super(serviceEventsSettings(EXECUTION, { dataSource, transport, health, options }));
   }
 
   private timer?: NodeJS.Timeout;

@@ -4,8 +4,8 @@ import { type DataSource } from 'typeorm';
 import {
   CallDispatched, CallRefunded, CallSettled, CatalogToolChanged, EffectConfirmed, EffectRejected, OutcomeUnknown, PaymentRejected, ResultReceived,
 } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
-import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { HealthRegistry } from '@tollgate/observability';
 import { CallWaiters } from './call-tool/call-waiters.service';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { GATEWAY, GATEWAY_OPTIONS } from './gateway.constants';
@@ -25,7 +25,7 @@ export class GatewayEventsHost extends ServiceEventsHost {
     private readonly waiters: CallWaiters,
     private readonly index: CatalogIndex,
   ) {
-    super({ service: GATEWAY, schema: GATEWAY, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(GATEWAY) });
+    super(serviceEventsSettings(GATEWAY, { dataSource, transport, health, options }));
   }
 
   protected consumers() {

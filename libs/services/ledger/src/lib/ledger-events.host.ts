@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallLifeEvents, type EventDefinition } from '@tollgate/contracts';
 import { type ServiceRuntimeOptions } from '@tollgate/config';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
-import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { HealthRegistry } from '@tollgate/observability';
 import { LEDGER, LEDGER_OPTIONS } from './ledger.constants';
 import { RecordTimelineUseCase } from './record-timeline/record-timeline.usecase';
 
@@ -17,7 +17,7 @@ export class LedgerEventsHost extends ServiceEventsHost {
     health: HealthRegistry,
     private readonly record: RecordTimelineUseCase,
   ) {
-    super({ service: LEDGER, schema: LEDGER, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(LEDGER) });
+    super(serviceEventsSettings(LEDGER, { dataSource, transport, health, options }));
   }
 
   protected consumers() {

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallRefunded, CallRequested, CallSettled } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
-import { createLogger, HealthRegistry } from '@tollgate/observability';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { HealthRegistry } from '@tollgate/observability';
 import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { PAYMENT, PAYMENT_OPTIONS } from './payment.constants';
 import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
@@ -19,7 +19,7 @@ export class PaymentEventsHost extends ServiceEventsHost {
     private readonly placeHold: PlaceHoldUseCase,
     private readonly resolveHold: ResolveHoldUseCase,
   ) {
-    super({ service: PAYMENT, schema: PAYMENT, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(PAYMENT) });
+    super(serviceEventsSettings(PAYMENT, { dataSource, transport, health, options }));
   }
 
   protected consumers() {

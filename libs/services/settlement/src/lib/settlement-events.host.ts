@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallDispatched, EffectConfirmed, EffectRejected, PaymentHeld } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost } from '@tollgate/messaging';
+import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { createLogger, HealthRegistry, type Logger } from '@tollgate/observability';
 import { CloseVerificationUseCase } from './close-verification/close-verification.usecase';
 import { RecordCallFactUseCase } from './record-call-fact/record-call-fact.usecase';
@@ -24,7 +24,7 @@ export class SettlementEventsHost extends ServiceEventsHost {
     private readonly close: CloseVerificationUseCase,
   ) {
     const logger = createLogger(SETTLEMENT);
-    super({ service: SETTLEMENT, schema: SETTLEMENT, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger });
+    super(serviceEventsSettings(SETTLEMENT, { dataSource, transport, health, options }));
     this.log = logger;
   }
 
