@@ -1,2 +1,4 @@
 export * from './lib/accounts';
 export * from './lib/ledger-book';
+export * from './lib/postings';
+export * from './lib/spend-policy';

@@ -2,12 +2,15 @@
  * The named accounts of the double-entry ledger (issue 5). Every movement of
  * money is a balanced posting between them; the external account stands for
  * money entering (deposits) or leaving (payouts) the platform.
+ * Accounts that may never go below zero: see `mayGoNegative`.
  */
 export type Account =
   | { kind: 'available'; ownerId: string }
   | { kind: 'held'; ownerId: string }
   | { kind: 'payable'; providerId: string }
   | { kind: 'revenue' }
+  /** Captured by payment, not yet booked to a provider and the platform by settlement; zero once both halves applied. */
+  | { kind: 'clearing' }
   | { kind: 'external' };
 
 export function accountKey(a: Account): string {
@@ -19,6 +22,8 @@ export function accountKey(a: Account): string {
       return `provider:${a.providerId}:payable`;
     case 'revenue':
       return 'platform:revenue';
+    case 'clearing':
+      return 'platform:clearing';
     case 'external':
       return 'external';
   }
@@ -33,4 +38,9 @@ export interface Money {
 export function money(minor: bigint, asset: string): Money {
   if (!/^[A-Z][A-Z0-9]{1,11}$/.test(asset)) throw new RangeError(`invalid asset code ${asset}`);
   return { minor, asset };
+}
+
+/** Only the outside world and the clearing account between payment and settlement may be negative. */
+export function mayGoNegative(accountKeyValue: string): boolean {
+  return accountKeyValue === 'external' || accountKeyValue === 'platform:clearing';
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { money } from './accounts';
-import { LedgerBook, splitFee } from './ledger-book';
+import { LedgerBook } from './ledger-book';
+import { splitFee } from './postings';
 
 const OWNERS = ['o1', 'o2'];
 const PROVIDERS = ['p1', 'p2'];
@@ -86,6 +87,7 @@ describe('double-entry accounting (issue 5: B-money rules)', () => {
           resolved.add(`h${o.id}`);
         }
         for (const [, total] of book.totals()) expect(total).toBe(0n);
+        for (const asset of ASSETS) expect(book.balance({ kind: 'clearing' }, asset)).toBe(0n);
         for (const ownerId of OWNERS) {
           for (const asset of ASSETS) {
             expect(book.balance({ kind: 'available', ownerId }, asset) >= 0n).toBe(true);

@@ -1,16 +1,10 @@
 import { type Account, accountKey, type Money } from './accounts';
-
-/** One side of a posting: `amount` is added to the account's balance (negative: taken from it). */
-export interface Entry {
-  account: string;
-  asset: string;
-  amount: bigint;
-}
+import { type Entry, imbalance, Movements, splitFee } from './postings';
 
 /** A balanced set of entries, applied all at once or not at all. Never edited; reversed only by a new posting. */
 export interface Posting {
   id: string;
-  kind: 'deposit' | 'hold' | 'post' | 'void' | 'payout';
+  kind: 'deposit' | 'hold' | 'capture' | 'settle' | 'void' | 'payout';
   entries: Entry[];
 }
 
@@ -25,14 +19,6 @@ export type Rejection =
   | 'DUPLICATE';
 
 export type Outcome = { ok: true; postings: Posting[] } | { ok: false; reason: Rejection };
-
-/** A take rate in basis points (1/100 of a percent): 1,000 is 10 %. */
-export function splitFee(gross: bigint, feeBps: number): { fee: bigint; net: bigint } {
-  if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > 10_000) throw new RangeError('feeBps must be a whole number from 0 to 10000');
-  // Floor: the platform never rounds in its own favour by more than the minor unit's fraction.
-  const fee = (gross * BigInt(feeBps)) / 10_000n;
-  return { fee, net: gross - fee };
-}
 
 /**
  * The accounting rules as a pure state machine: balances per account and
@@ -71,9 +57,7 @@ export class LedgerBook {
     if (amount.minor <= 0n) return { ok: false, reason: 'AMOUNT_INVALID' };
     if (this.seen.has(`deposit:${reference}`)) return { ok: false, reason: 'DUPLICATE' };
     this.seen.add(`deposit:${reference}`);
-    return this.apply({ id: `deposit:${reference}`, kind: 'deposit', entries: [
-      this.entry({ kind: 'external' }, amount, -1n), this.entry({ kind: 'available', ownerId }, amount, 1n),
-    ] });
+    return this.apply({ id: `deposit:${reference}`, kind: 'deposit', entries: Movements.deposit(ownerId, amount) });
   }
 
   /** A pending transfer: available → held. */
@@ -81,9 +65,7 @@ export class LedgerBook {
     if (amount.minor < 0n) return { ok: false, reason: 'AMOUNT_INVALID' };
     if (this.holds.has(holdId)) return { ok: false, reason: 'DUPLICATE' };
     if (this.balance({ kind: 'available', ownerId }, amount.asset) < amount.minor) return { ok: false, reason: 'INSUFFICIENT_FUNDS' };
-    const out = this.apply({ id: `hold:${holdId}`, kind: 'hold', entries: [
-      this.entry({ kind: 'available', ownerId }, amount, -1n), this.entry({ kind: 'held', ownerId }, amount, 1n),
-    ] });
+    const out = this.apply({ id: `hold:${holdId}`, kind: 'hold', entries: Movements.hold(ownerId, amount) });
     this.holds.set(holdId, { holdId, ownerId, amount, state: 'pending' });
     return out;
   }
@@ -95,17 +77,13 @@ export class LedgerBook {
     if (h.state !== 'pending') return { ok: false, reason: 'HOLD_ALREADY_RESOLVED' };
     if (captured.asset !== h.amount.asset) return { ok: false, reason: 'ASSET_MISMATCH' };
     if (captured.minor < 0n || captured.minor > h.amount.minor) return { ok: false, reason: 'AMOUNT_INVALID' };
-    const { fee, net } = splitFee(captured.minor, feeBps);
-    const rest = h.amount.minor - captured.minor;
-    const a = h.amount.asset;
-    const entries = [
-      { account: accountKey({ kind: 'held', ownerId: h.ownerId }), asset: a, amount: -h.amount.minor },
-      { account: accountKey({ kind: 'payable', providerId }), asset: a, amount: net },
-      { account: accountKey({ kind: 'revenue' }), asset: a, amount: fee },
-      { account: accountKey({ kind: 'available', ownerId: h.ownerId }), asset: a, amount: rest },
-    ].filter((e) => e.amount !== 0n);
+    const { fee } = splitFee(captured.minor, feeBps);
     h.state = 'posted';
-    return this.apply({ id: `post:${holdId}`, kind: 'post', entries });
+    // Both halves of the capture (payment's, then settlement's): clearing is back to zero after them.
+    return this.applyAll([
+      { id: `capture:${holdId}`, kind: 'capture', entries: Movements.capture(h.ownerId, h.amount, captured.minor) },
+      { id: `settle:${holdId}`, kind: 'settle', entries: Movements.settle(providerId, captured, fee) },
+    ]);
   }
 
   /** Releases the whole hold back to available. */
@@ -114,9 +92,7 @@ export class LedgerBook {
     if (!h) return { ok: false, reason: 'HOLD_UNKNOWN' };
     if (h.state !== 'pending') return { ok: false, reason: 'HOLD_ALREADY_RESOLVED' };
     h.state = 'voided';
-    return this.apply({ id: `void:${holdId}`, kind: 'void', entries: [
-      this.entry({ kind: 'held', ownerId: h.ownerId }, h.amount, -1n), this.entry({ kind: 'available', ownerId: h.ownerId }, h.amount, 1n),
-    ] });
+    return this.apply({ id: `void:${holdId}`, kind: 'void', entries: Movements.void(h.ownerId, h.amount) });
   }
 
   /** Money out to a provider, from what the platform owes it. */
@@ -125,24 +101,21 @@ export class LedgerBook {
     if (this.seen.has(`payout:${payoutId}`)) return { ok: false, reason: 'DUPLICATE' };
     if (this.balance({ kind: 'payable', providerId }, amount.asset) < amount.minor) return { ok: false, reason: 'INSUFFICIENT_FUNDS' };
     this.seen.add(`payout:${payoutId}`);
-    return this.apply({ id: `payout:${payoutId}`, kind: 'payout', entries: [
-      this.entry({ kind: 'payable', providerId }, amount, -1n), this.entry({ kind: 'external' }, amount, 1n),
-    ] });
-  }
-
-  private entry(account: Account, amount: Money, sign: 1n | -1n): Entry {
-    return { account: accountKey(account), asset: amount.asset, amount: sign * amount.minor };
+    return this.apply({ id: `payout:${payoutId}`, kind: 'payout', entries: Movements.payout(providerId, amount) });
   }
 
   private apply(p: Posting): Outcome {
-    const perAsset = new Map<string, bigint>();
-    for (const e of p.entries) perAsset.set(e.asset, (perAsset.get(e.asset) ?? 0n) + e.amount);
-    for (const [asset, sum] of perAsset) if (sum !== 0n) throw new Error(`posting ${p.id} does not balance in ${asset}`);
+    for (const [asset] of imbalance(p.entries)) throw new Error(`posting ${p.id} does not balance in ${asset}`);
     for (const e of p.entries) {
       const k = `${e.account}|${e.asset}`;
       this.balances.set(k, (this.balances.get(k) ?? 0n) + e.amount);
     }
     this.journal.push(p);
     return { ok: true, postings: [p] };
+  }
+
+  private applyAll(ps: Posting[]): Outcome {
+    for (const p of ps) this.apply(p);
+    return { ok: true, postings: ps };
   }
 }

@@ -1,0 +1,88 @@
+import { type Account, accountKey, type Money } from './accounts';
+
+/** One side of a posting: `amount` is added to the account's balance (negative: taken from it). */
+export interface Entry {
+  account: string;
+  asset: string;
+  amount: bigint;
+}
+
+/**
+ * The entries of every kind of movement, in one place: the in-memory book
+ * (LedgerBook), the payment and settlement services (which apply them to
+ * PostgreSQL) and the ledger projection all build their postings here, so the
+ * three can never disagree on what a movement does.
+ *
+ * A capture is booked in two halves, one per service that owns the accounts:
+ * payment moves the hold into `clearing` (and releases any rest), settlement
+ * moves `clearing` into the provider's payable and the platform's revenue.
+ * Once both halves are applied, clearing is back to zero.
+ */
+export const Movements = {
+  /** Money in from outside: external → the owner's available balance. */
+  deposit(ownerId: string, amount: Money): Entry[] {
+    return pair({ kind: 'external' }, { kind: 'available', ownerId }, amount);
+  },
+
+  /** A pending transfer: available → held. */
+  hold(ownerId: string, amount: Money): Entry[] {
+    return pair({ kind: 'available', ownerId }, { kind: 'held', ownerId }, amount);
+  },
+
+  /** Releases a whole hold: held → available. */
+  void(ownerId: string, held: Money): Entry[] {
+    return pair({ kind: 'held', ownerId }, { kind: 'available', ownerId }, held);
+  },
+
+  /** Payment's half of a capture: the hold leaves `held`; `captured` goes to clearing, the rest back to available. */
+  capture(ownerId: string, held: Money, captured: bigint): Entry[] {
+    const a = held.asset;
+    return nonZero([
+      { account: accountKey({ kind: 'held', ownerId }), asset: a, amount: -held.minor },
+      { account: accountKey({ kind: 'clearing' }), asset: a, amount: captured },
+      { account: accountKey({ kind: 'available', ownerId }), asset: a, amount: held.minor - captured },
+    ]);
+  },
+
+  /** Settlement's half of a capture: clearing → the provider's payable (net) and the platform's revenue (fee). */
+  settle(providerId: string, captured: Money, fee: bigint): Entry[] {
+    const a = captured.asset;
+    return nonZero([
+      { account: accountKey({ kind: 'clearing' }), asset: a, amount: -captured.minor },
+      { account: accountKey({ kind: 'payable', providerId }), asset: a, amount: captured.minor - fee },
+      { account: accountKey({ kind: 'revenue' }), asset: a, amount: fee },
+    ]);
+  },
+
+  /** Money out to a provider: payable → external. */
+  payout(providerId: string, amount: Money): Entry[] {
+    return pair({ kind: 'payable', providerId }, { kind: 'external' }, amount);
+  },
+};
+
+/** Per asset, the entries' sum: every value is zero for a balanced posting. */
+export function imbalance(entries: readonly Entry[]): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const e of entries) out.set(e.asset, (out.get(e.asset) ?? 0n) + e.amount);
+  for (const [asset, sum] of out) if (sum === 0n) out.delete(asset);
+  return out;
+}
+
+/** A take rate in basis points (1/100 of a percent): 1,000 is 10 %. */
+export function splitFee(gross: bigint, feeBps: number): { fee: bigint; net: bigint } {
+  if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > 10_000) throw new RangeError('feeBps must be a whole number from 0 to 10000');
+  // Floor: the platform never rounds in its own favour by more than the minor unit's fraction.
+  const fee = (gross * BigInt(feeBps)) / 10_000n;
+  return { fee, net: gross - fee };
+}
+
+function pair(from: Account, to: Account, amount: Money): Entry[] {
+  return [
+    { account: accountKey(from), asset: amount.asset, amount: -amount.minor },
+    { account: accountKey(to), asset: amount.asset, amount: amount.minor },
+  ];
+}
+
+function nonZero(entries: Entry[]): Entry[] {
+  return entries.filter((e) => e.amount !== 0n);
+}
