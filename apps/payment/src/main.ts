@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(transport),
       HealthModule,
-      PaymentModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS }),
+      PaymentModule.register(config.toOptions()),
     ],
   })
   class PaymentAppModule {}

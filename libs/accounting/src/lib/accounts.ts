@@ -7,6 +7,8 @@
 export type Account =
   | { kind: 'available'; ownerId: string }
   | { kind: 'held'; ownerId: string }
+  /** What an owner owes the platform for calls already served (a deposit charged back after it was spent): negative while owed. */
+  | { kind: 'debt'; ownerId: string }
   | { kind: 'payable'; providerId: string }
   | { kind: 'revenue' }
   /** Captured by payment, not yet booked to a provider and the platform by settlement; zero once both halves applied. */
@@ -17,6 +19,7 @@ export function accountKey(a: Account): string {
   switch (a.kind) {
     case 'available':
     case 'held':
+    case 'debt':
       return `owner:${a.ownerId}:${a.kind}`;
     case 'payable':
       return `provider:${a.providerId}:payable`;
@@ -40,7 +43,7 @@ export function money(minor: bigint, asset: string): Money {
   return { minor, asset };
 }
 
-/** Only the outside world and the clearing account between payment and settlement may be negative. */
+/** Only the outside world, the clearing account between payment and settlement, and debts may be negative. */
 export function mayGoNegative(accountKeyValue: string): boolean {
-  return accountKeyValue === 'external' || accountKeyValue === 'platform:clearing';
+  return accountKeyValue === 'external' || accountKeyValue === 'platform:clearing' || /^owner:.*:debt$/.test(accountKeyValue);
 }

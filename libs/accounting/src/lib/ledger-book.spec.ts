@@ -12,6 +12,7 @@ type Op =
   | { op: 'hold'; id: number; owner: string; minor: bigint; asset: string }
   | { op: 'post'; id: number; part: number; provider: string; feeBps: number }
   | { op: 'void'; id: number }
+  | { op: 'chargeback'; ref: number }
   | { op: 'payout'; id: number; provider: string; minor: bigint; asset: string };
 
 const minor = fc.bigInt({ min: -5n, max: 5_000n });
@@ -20,12 +21,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('hold' as const), id: fc.integer({ min: 0, max: 12 }), owner: fc.constantFrom(...OWNERS), minor, asset: fc.constantFrom(...ASSETS) }),
   fc.record({ op: fc.constant('post' as const), id: fc.integer({ min: 0, max: 12 }), part: fc.double({ min: 0, max: 1.2, noNaN: true }), provider: fc.constantFrom(...PROVIDERS), feeBps: fc.integer({ min: 0, max: 10_000 }) }),
   fc.record({ op: fc.constant('void' as const), id: fc.integer({ min: 0, max: 12 }) }),
+  fc.record({ op: fc.constant('chargeback' as const), ref: fc.integer({ min: 0, max: 8 }) }),
   fc.record({ op: fc.constant('payout' as const), id: fc.integer({ min: 0, max: 8 }), provider: fc.constantFrom(...PROVIDERS), minor, asset: fc.constantFrom(...ASSETS) }),
 );
 
 function snapshot(book: LedgerBook): string {
   const accounts = [
-    ...OWNERS.flatMap((ownerId) => [{ kind: 'available' as const, ownerId }, { kind: 'held' as const, ownerId }]),
+    ...OWNERS.flatMap((ownerId) => [{ kind: 'available' as const, ownerId }, { kind: 'held' as const, ownerId }, { kind: 'debt' as const, ownerId }]),
     ...PROVIDERS.map((providerId) => ({ kind: 'payable' as const, providerId })),
     { kind: 'revenue' as const }, { kind: 'external' as const },
   ];
@@ -79,6 +81,7 @@ describe('double-entry accounting (issue 5: B-money rules)', () => {
             break;
           }
           case 'void': out = book.voidHold(`h${o.id}`); break;
+          case 'chargeback': out = book.chargeback(`r${o.ref}`); break;
           case 'payout': out = book.payout(`po${o.id}`, o.provider, money(o.minor, o.asset)); break;
         }
         if (!out.ok) expect(snapshot(book)).toBe(before);
@@ -92,6 +95,8 @@ describe('double-entry accounting (issue 5: B-money rules)', () => {
           for (const asset of ASSETS) {
             expect(book.balance({ kind: 'available', ownerId }, asset) >= 0n).toBe(true);
             expect(book.balance({ kind: 'held', ownerId }, asset) >= 0n).toBe(true);
+            // A debt and an available balance never coexist: deposits repay debt first.
+            expect(book.balance({ kind: 'debt', ownerId }, asset) < 0n && book.balance({ kind: 'available', ownerId }, asset) > 0n).toBe(false);
           }
         }
         for (const providerId of PROVIDERS) for (const asset of ASSETS) expect(book.balance({ kind: 'payable', providerId }, asset) >= 0n).toBe(true);

@@ -4,7 +4,7 @@ import { type Entry, imbalance, Movements, splitFee } from './postings';
 /** A balanced set of entries, applied all at once or not at all. Never edited; reversed only by a new posting. */
 export interface Posting {
   id: string;
-  kind: 'deposit' | 'hold' | 'capture' | 'settle' | 'void' | 'payout';
+  kind: 'deposit' | 'chargeback' | 'hold' | 'capture' | 'settle' | 'void' | 'payout';
   entries: Entry[];
 }
 
@@ -31,6 +31,7 @@ export class LedgerBook {
   private readonly balances = new Map<string, bigint>();
   private readonly holds = new Map<string, HoldState>();
   private readonly seen = new Set<string>();
+  private readonly deposits = new Map<string, { ownerId: string; amount: Money }>();
   readonly journal: Posting[] = [];
 
   balance(account: Account, asset: string): bigint {
@@ -57,7 +58,19 @@ export class LedgerBook {
     if (amount.minor <= 0n) return { ok: false, reason: 'AMOUNT_INVALID' };
     if (this.seen.has(`deposit:${reference}`)) return { ok: false, reason: 'DUPLICATE' };
     this.seen.add(`deposit:${reference}`);
-    return this.apply({ id: `deposit:${reference}`, kind: 'deposit', entries: Movements.deposit(ownerId, amount) });
+    this.deposits.set(reference, { ownerId, amount });
+    const owed = -this.balance({ kind: 'debt', ownerId }, amount.asset);
+    return this.apply({ id: `deposit:${reference}`, kind: 'deposit', entries: Movements.deposit(ownerId, amount, owed) });
+  }
+
+  /** A deposit reversed from outside, once: what is no longer available becomes the owner's debt. */
+  chargeback(reference: string): Outcome {
+    const d = this.deposits.get(reference);
+    if (!d) return { ok: false, reason: 'HOLD_UNKNOWN' };
+    if (this.seen.has(`chargeback:${reference}`)) return { ok: false, reason: 'DUPLICATE' };
+    this.seen.add(`chargeback:${reference}`);
+    const available = this.balance({ kind: 'available', ownerId: d.ownerId }, d.amount.asset);
+    return this.apply({ id: `chargeback:${reference}`, kind: 'chargeback', entries: Movements.chargeback(d.ownerId, d.amount, available) });
   }
 
   /** A pending transfer: available → held. */

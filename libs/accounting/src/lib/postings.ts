@@ -19,9 +19,24 @@ export interface Entry {
  * Once both halves are applied, clearing is back to zero.
  */
 export const Movements = {
-  /** Money in from outside: external → the owner's available balance. */
-  deposit(ownerId: string, amount: Money): Entry[] {
-    return pair({ kind: 'external' }, { kind: 'available', ownerId }, amount);
+  /** Money in from outside: external → first what the owner owes (`owed` ≥ 0), the rest to available. */
+  deposit(ownerId: string, amount: Money, owed = 0n): Entry[] {
+    const repaid = owed < amount.minor ? owed : amount.minor;
+    return nonZero([
+      { account: accountKey({ kind: 'external' }), asset: amount.asset, amount: -amount.minor },
+      { account: accountKey({ kind: 'debt', ownerId }), asset: amount.asset, amount: repaid },
+      { account: accountKey({ kind: 'available', ownerId }), asset: amount.asset, amount: amount.minor - repaid },
+    ]);
+  },
+
+  /** A deposit reversed from outside (a chargeback): taken from available as far as it goes; the shortfall becomes debt. */
+  chargeback(ownerId: string, amount: Money, available: bigint): Entry[] {
+    const fromAvailable = available < amount.minor ? available : amount.minor;
+    return nonZero([
+      { account: accountKey({ kind: 'external' }), asset: amount.asset, amount: amount.minor },
+      { account: accountKey({ kind: 'available', ownerId }), asset: amount.asset, amount: -fromAvailable },
+      { account: accountKey({ kind: 'debt', ownerId }), asset: amount.asset, amount: -(amount.minor - fromAvailable) },
+    ]);
   },
 
   /** A pending transfer: available → held. */

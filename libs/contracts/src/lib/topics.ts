@@ -16,6 +16,8 @@ export const Topics = {
   effectRejected: 'execution.effect.rejected.v1',
   callSettled: 'settlement.call.settled.v1',
   callRefunded: 'settlement.call.refunded.v1',
+  walletFunded: 'payment.wallet.funded.v1',
+  payoutIssued: 'settlement.payout.issued.v1',
   /** v2: the full catalog model (listing, versions, bindings per transport). v1 is retired: nothing produces it. */
   catalogTool: 'discovery.catalog.tool.v2',
   catalogToolV1Retired: 'discovery.catalog.tool.v1',

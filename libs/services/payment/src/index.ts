@@ -2,3 +2,5 @@ export * from './lib/payment.module';
 export * from './lib/payment.datasource-options';
 export { PAYMENT } from './lib/payment.constants';
 export * from './lib/payment-app.config';
+export * from './lib/payment.options';
+export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from './lib/x402/x402.types';

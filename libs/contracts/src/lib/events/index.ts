@@ -10,7 +10,9 @@ import { EffectRejected } from './effect-rejected/effect-rejected.event';
 import { OutcomeUnknown } from './outcome-unknown/outcome-unknown.event';
 import { PaymentHeld } from './payment-held/payment-held.event';
 import { PaymentRejected } from './payment-rejected/payment-rejected.event';
+import { PayoutIssued } from './payout-issued/payout-issued.event';
 import { ResultReceived } from './result-received/result-received.event';
+import { WalletFunded } from './wallet-funded/wallet-funded.event';
 
 export * from './call-dispatched/call-dispatched.event';
 export * from './call-refunded/call-refunded.event';
@@ -23,7 +25,9 @@ export * from './effect-rejected/effect-rejected.event';
 export * from './outcome-unknown/outcome-unknown.event';
 export * from './payment-held/payment-held.event';
 export * from './payment-rejected/payment-rejected.event';
+export * from './payout-issued/payout-issued.event';
 export * from './result-received/result-received.event';
+export * from './wallet-funded/wallet-funded.event';
 
 /** The call life in order (ARCHITECTURE.md): every event of one call shares its intentId key. */
 export const CallLifeEvents = [
@@ -39,4 +43,7 @@ export const CallLifeEvents = [
   CallRefunded,
 ] as const satisfies readonly EventDefinition<object>[];
 
-export const AllEvents: readonly EventDefinition<object>[] = [...CallLifeEvents, CatalogToolChanged, DeadLetterParked];
+/** Money that moves outside one call: deposits into wallets, payouts to providers. */
+export const MoneyEvents = [WalletFunded, PayoutIssued] as const satisfies readonly EventDefinition<object>[];
+
+export const AllEvents: readonly EventDefinition<object>[] = [...CallLifeEvents, WalletFunded, PayoutIssued, CatalogToolChanged, DeadLetterParked];

@@ -4,8 +4,8 @@ import { type DataSource } from 'typeorm';
 import { CallRefunded, CallRequested, CallSettled } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
-import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { PAYMENT, PAYMENT_OPTIONS } from './payment.constants';
+import { type PaymentOptions } from './payment.options';
 import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
 import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
 
@@ -14,7 +14,7 @@ export class PaymentEventsHost extends ServiceEventsHost {
   constructor(
     @InjectDataSource(PAYMENT) dataSource: DataSource,
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
-    @Inject(PAYMENT_OPTIONS) options: ServiceRuntimeOptions,
+    @Inject(PAYMENT_OPTIONS) options: PaymentOptions,
     health: HealthRegistry,
     private readonly placeHold: PlaceHoldUseCase,
     private readonly resolveHold: ResolveHoldUseCase,
@@ -28,8 +28,8 @@ export class PaymentEventsHost extends ServiceEventsHost {
         name: 'payment',
         handlers: [
           on(CallRequested, ({ manager, payload, envelope }) => this.placeHold.execute(manager, payload, envelope.eventId)),
-          on(CallSettled, ({ manager, payload }) => this.resolveHold.execute(manager, payload.holdId, 'posted')),
-          on(CallRefunded, ({ manager, payload }) => this.resolveHold.execute(manager, payload.holdId, 'voided')),
+          on(CallSettled, ({ manager, payload }) => this.resolveHold.capture(manager, payload.holdId, BigInt(payload.amount.amountMinor))),
+          on(CallRefunded, ({ manager, payload }) => this.resolveHold.void(manager, payload.holdId)),
         ],
       },
     ];

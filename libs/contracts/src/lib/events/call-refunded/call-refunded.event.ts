@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsString, IsUUID, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
@@ -10,6 +10,8 @@ export class CallRefundedPayload {
   @IsUUID() holdId!: string;
   @ValidateNested() @Type(() => MoneyDto) amount!: MoneyDto;
   @IsString() @MinLength(1) @MaxLength(500) reason!: string;
+  /** Additive: whose hold was released. */
+  @IsOptional() @IsString() @MinLength(1) ownerId?: string;
 }
 
 export const CallRefunded = defineEvent({

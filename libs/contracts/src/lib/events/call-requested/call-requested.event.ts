@@ -32,6 +32,10 @@ export class CallRequestedPayload {
   @IsISO8601({ strict: true }) deadlineAt!: string;
   /** Additive (optional) field: consumers that predate it never see it on calls made without a policy. */
   @IsOptional() @ValidateNested() @Type(() => PinnedPolicyVersionsDto) accessPolicy?: PinnedPolicyVersionsDto;
+  /** Additive: the tool's daily free calls per agent, when it has a free quota (payment counts them). */
+  @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
+  /** Additive: a signed x402 payment the agent sent in `_meta["x402/payment"]`; payment verifies it. */
+  @IsOptional() @IsObject() x402Payment?: Record<string, unknown>;
 }
 
 export const CallRequested = defineEvent({

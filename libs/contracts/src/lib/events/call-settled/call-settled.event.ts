@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsString, IsUUID, MinLength, ValidateNested } from 'class-validator';
+import { IsOptional, IsString, IsUUID, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
@@ -10,6 +10,10 @@ export class CallSettledPayload {
   @IsUUID() holdId!: string;
   @IsString() @MinLength(1) providerId!: string;
   @ValidateNested() @Type(() => MoneyDto) amount!: MoneyDto;
+  /** Additive: whose hold was captured, and how the captured amount splits (fee + providerNet = amount). */
+  @IsOptional() @IsString() @MinLength(1) ownerId?: string;
+  @IsOptional() @ValidateNested() @Type(() => MoneyDto) fee?: MoneyDto;
+  @IsOptional() @ValidateNested() @Type(() => MoneyDto) providerNet?: MoneyDto;
 }
 
 export const CallSettled = defineEvent({

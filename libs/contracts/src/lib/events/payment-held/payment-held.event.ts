@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsString, IsUUID, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString, IsUUID, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
@@ -10,6 +10,10 @@ export class PaymentHeldPayload {
   @IsUUID() holdId!: string;
   @IsString() @MinLength(1) ownerId!: string;
   @ValidateNested() @Type(() => MoneyDto) amount!: MoneyDto;
+  /** Additive: the call is one of the tool's daily free calls (nothing held). */
+  @IsOptional() @IsBoolean() free?: boolean;
+  /** Additive: the x402 payment that funded this hold was verified and settled (the agent's `x402/payment-response`). */
+  @IsOptional() @IsObject() x402PaymentResponse?: Record<string, unknown>;
 }
 
 export const PaymentHeld = defineEvent({

@@ -1,4 +1,4 @@
-import { IsBoolean, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsInt, IsObject, IsOptional, IsString, IsUUID, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { Topics } from '../../topics';
 
@@ -9,6 +9,11 @@ export class PaymentRejectedPayload {
   @Matches(/^[A-Z][A-Z0-9_]+$/) code!: string;
   @IsString() @MinLength(1) @MaxLength(500) message!: string;
   @IsBoolean() retryable!: boolean;
+  /** Additive (optional) next-step fields of the agent error (G7): how long to wait, and structured details. */
+  @IsOptional() @IsInt() @Min(0) retryAfterMs?: number;
+  @IsOptional() @IsObject() details?: Record<string, unknown>;
+  /** PAYMENT_REQUIRED: the x402 (version 2) payment requirement the agent can sign. */
+  @IsOptional() @IsObject() x402PaymentRequired?: Record<string, unknown>;
 }
 
 export const PaymentRejected = defineEvent({

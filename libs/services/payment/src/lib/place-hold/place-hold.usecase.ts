@@ -1,42 +1,224 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor } from '@tollgate/contracts';
+import { accountKey, decideSpend, Movements, periodEnd, periodStart, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
+import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor, WalletFunded } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { PAYMENT_OUTBOX } from '../payment.constants';
+import { PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
+import { type PaymentOptions } from '../payment.options';
+import { applyPosting, balanceOf, InsufficientBalance } from '../wallets/wallet-ledger';
+import { paymentRequired, requirementsFor } from '../x402/payment-required';
+import { type PaymentPayload, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
+
+interface Refusal {
+  code: string;
+  message: string;
+  retryable: boolean;
+  retryAfterMs?: number;
+  details?: Record<string, unknown>;
+  x402PaymentRequired?: Record<string, unknown>;
+}
 
 /**
- * On CallRequested: place a pending hold for the call's price, or reject.
- * Wallets and spend policy arrive with the payment issue; until then every
- * owner's prepaid balance is zero, so only free calls are held.
+ * On CallRequested: decide whether the call may spend (spend policy and the
+ * platform's velocity rules, under a per-agent lock so concurrent calls of
+ * one agent are counted one after another), then place a pending hold for
+ * the price of the contract version being called — from the prepaid wallet,
+ * or from a verified x402 payment credited to it first — or reject with the
+ * matching code. The database decides concurrency: with balance B and N
+ * simultaneous calls of price p, the guarded debit lets exactly ⌊B/p⌋ through.
  */
 @Injectable()
 export class PlaceHoldUseCase {
-  constructor(@Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter) {}
+  constructor(
+    @Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter,
+    @Inject(PAYMENT_OPTIONS) private readonly options: PaymentOptions,
+    @Inject(X402_FACILITATOR) private readonly facilitator: X402Facilitator,
+  ) {}
 
   async execute(manager: EntityManager, request: CallRequestedPayload, causationId: string): Promise<void> {
     const price = toMinor(request.price);
-    const availableBalance = 0n;
-    if (price > availableBalance) {
-      await manager.query('INSERT INTO payment.rejection (intent_id, code) VALUES ($1, $2)', [request.intentId, 'PAYMENT_INSUFFICIENT_FUNDS']);
-      await this.outbox.append(manager, PaymentRejected, {
-        intentId: request.intentId,
-        code: 'PAYMENT_INSUFFICIENT_FUNDS',
-        message: 'The prepaid balance does not cover this call.',
-        retryable: false,
-      }, { causationId });
-      return;
+    const asset = request.price.asset;
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${request.agentId}`]);
+
+    const verdict = await this.spendVerdict(manager, request, price);
+    if (!verdict.ok) {
+      const details = verdict.code === 'MCP_APPROVAL_REQUIRED'
+        ? { ...verdict.details, approvalId: await this.pendingApproval(manager, request, price) }
+        : verdict.details;
+      return this.reject(manager, request, causationId, { code: verdict.code, message: verdict.message, retryable: verdict.retryable, details, ...(verdict.retryAfterMs !== undefined ? { retryAfterMs: verdict.retryAfterMs } : {}) });
     }
+    const charged = verdict.free ? 0n : price;
+
+    let x402Response: SettleResponse | undefined;
+    if (charged > 0n && request.x402Payment) {
+      const paid = await this.acceptX402(manager, request, charged, causationId);
+      if ('code' in paid) return this.reject(manager, request, causationId, paid);
+      x402Response = paid;
+    }
+
     const holdId = randomUUID();
+    await manager.query('SAVEPOINT place_hold');
+    try {
+      await applyPosting(manager, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: charged, asset }), request.intentId);
+    } catch (e) {
+      if (!(e instanceof InsufficientBalance)) throw e;
+      await manager.query('ROLLBACK TO SAVEPOINT place_hold');
+      return this.reject(manager, request, causationId, await this.noFunds(manager, request, charged));
+    }
+    await manager.query('RELEASE SAVEPOINT place_hold');
+    await manager.query(
+      `UPDATE payment.approval SET status = 'used', used_by_intent = $5
+        WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND COALESCE(operation_key, '') = COALESCE($4, '') AND status = 'approved'`,
+      [request.agentId, request.toolId, request.argumentsHash, request.operationKey ?? null, request.intentId],
+    );
     await manager.query(
       'INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset) VALUES ($1, $2, $3, $4, $5)',
-      [holdId, request.intentId, request.ownerId, price.toString(), request.price.asset],
+      [holdId, request.intentId, request.ownerId, charged.toString(), asset],
     );
+    await this.recordCharge(manager, request, charged, verdict.free, 'held');
     await this.outbox.append(manager, PaymentHeld, {
       intentId: request.intentId,
       holdId,
       ownerId: request.ownerId,
-      amount: money(price, request.price.asset),
+      amount: money(charged, asset),
+      ...(verdict.free ? { free: true } : {}),
+      ...(x402Response ? { x402PaymentResponse: { ...x402Response } } : {}),
     }, { causationId });
+  }
+
+  private async spendVerdict(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<SpendVerdict> {
+    const [row]: { paused: boolean; spend_limit_minor: string | null; period: AgentSpendPolicy['period']; approval_threshold_minor: string | null }[] = await manager.query(
+      'SELECT paused, spend_limit_minor, period, approval_threshold_minor FROM payment.spend_policy WHERE owner_id = $1 AND agent_id = $2',
+      [request.ownerId, request.agentId],
+    );
+    const policy: AgentSpendPolicy = {
+      paused: row?.paused ?? false,
+      period: row?.period ?? 'day',
+      ...(row?.spend_limit_minor != null ? { spendLimitMinor: BigInt(row.spend_limit_minor) } : {}),
+      ...(row?.approval_threshold_minor != null ? { approvalThresholdMinor: BigInt(row.approval_threshold_minor) } : {}),
+    };
+    const now = new Date();
+    const rules = this.options.velocity;
+    const [f]: { spent_period: string; calls_minute: string; spent_minute: string; same_request: string; free_today: string; approved: boolean }[] = await manager.query(
+      `SELECT
+         COALESCE(sum(amount_minor) FILTER (WHERE created_at >= $4 AND asset = $5), 0) AS spent_period,
+         count(*) FILTER (WHERE created_at > now() - interval '1 minute') AS calls_minute,
+         COALESCE(sum(amount_minor) FILTER (WHERE created_at > now() - interval '1 minute' AND asset = $5), 0) AS spent_minute,
+         count(*) FILTER (WHERE tool_id = $2 AND arguments_hash = $3 AND created_at > now() - ($6::int * interval '1 millisecond')) AS same_request,
+         count(*) FILTER (WHERE tool_id = $2 AND free AND created_at >= $7) AS free_today,
+         EXISTS (SELECT 1 FROM payment.approval a WHERE a.agent_id = $1 AND a.tool_id = $2 AND a.arguments_hash = $3
+                   AND COALESCE(a.operation_key, '') = COALESCE($8, '') AND a.status = 'approved') AS approved
+       FROM payment.charge WHERE agent_id = $1 AND outcome = 'held' AND created_at >= LEAST($4, $7, now() - interval '1 minute')`,
+      [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now), request.operationKey ?? null],
+    );
+    const owed = -(await balanceOf(manager, accountKey({ kind: 'debt', ownerId: request.ownerId }), request.price.asset));
+    return decideSpend(policy, rules, {
+      price, asset: request.price.asset, debtMinor: owed > 0n ? owed : 0n,
+      spentInPeriodMinor: BigInt(f!.spent_period), periodEndsAt: periodEnd(policy.period, now),
+      callsLastMinute: Number(f!.calls_minute), spentLastMinuteMinor: BigInt(f!.spent_minute), sameRequestInWindow: Number(f!.same_request),
+      approved: f!.approved, freeCallsUsedToday: Number(f!.free_today), dayEndsAt: periodEnd('day', now), now,
+      ...(request.freeCallsPerDay !== undefined ? { freeCallsPerDay: request.freeCallsPerDay } : {}),
+    });
+  }
+
+  /** The approval request the owner decides on: one per agent, tool, arguments and operation key. */
+  private async pendingApproval(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<string> {
+    const [existing]: { approval_id: string }[] = await manager.query(
+      `SELECT approval_id FROM payment.approval WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND COALESCE(operation_key, '') = COALESCE($4, '') AND status = 'pending'`,
+      [request.agentId, request.toolId, request.argumentsHash, request.operationKey ?? null],
+    );
+    if (existing) return existing.approval_id;
+    const approvalId = request.intentId;
+    await manager.query(
+      `INSERT INTO payment.approval (approval_id, owner_id, agent_id, tool_id, arguments_hash, operation_key, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [approvalId, request.ownerId, request.agentId, request.toolId, request.argumentsHash, request.operationKey ?? null, price.toString(), request.price.asset],
+    );
+    return approvalId;
+  }
+
+  /** x402: verify the signed payment, spend its nonce once, credit the wallet with it (the hold then takes the price from there). */
+  private async acceptX402(manager: EntityManager, request: CallRequestedPayload, price: bigint, causationId: string): Promise<SettleResponse | Refusal> {
+    const settings = this.options.x402;
+    const payment = request.x402Payment as unknown as PaymentPayload;
+    const requirements = requirementsFor(settings, price);
+    const required = (error: string) => ({ ...paymentRequired(settings, request.toolName, price, error) }) as unknown as Record<string, unknown>;
+    const network = (payment as { accepted?: { network?: unknown } })?.accepted?.network;
+    if (typeof network === 'string' && network !== settings.network) {
+      return {
+        code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false,
+        message: `This call cannot settle on ${network}. Pay on ${settings.network}, as the payment requirement says.`,
+        details: { network, supportedNetworks: [settings.network] }, x402PaymentRequired: required('unsupported network'),
+      };
+    }
+    if (request.price.asset !== settings.assetCode) {
+      return { code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false, message: `Calls priced in ${request.price.asset} cannot be paid with x402 here.`, details: { asset: request.price.asset } };
+    }
+    const refuse = (reason: string): Refusal => ({
+      code: 'PAYMENT_REQUIRED', retryable: true,
+      message: `The x402 payment was refused (${reason}). Sign a new payment for the requirement returned.`,
+      details: { reason }, x402PaymentRequired: required(reason),
+    });
+    const verified = await this.facilitator.verify(payment, requirements);
+    if (!verified.isValid) return refuse(verified.invalidReason ?? 'invalid_payload');
+    const auth = payment.payload.authorization;
+    const spent = await manager.query(
+      'INSERT INTO payment.x402_nonce (network, payer, nonce, intent_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING nonce',
+      [settings.network, verified.payer!.toLowerCase(), auth.nonce.toLowerCase(), request.intentId],
+    );
+    if (spent.length === 0) return refuse('nonce_already_used');
+    const settled = await this.facilitator.settle(payment, requirements);
+    if (!settled.success) return refuse(settled.errorReason ?? 'settlement_failed');
+    const amount = { minor: BigInt(auth.value), asset: request.price.asset };
+    const depositId = randomUUID();
+    const reference = `x402:${settings.network}:${auth.nonce.toLowerCase()}`;
+    const owed = -(await balanceOf(manager, accountKey({ kind: 'debt', ownerId: request.ownerId }), amount.asset));
+    await applyPosting(manager, `deposit:${reference}`, 'deposit', Movements.deposit(request.ownerId, amount, owed > 0n ? owed : 0n), request.intentId);
+    await manager.query(
+      'INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)',
+      [depositId, reference, request.ownerId, 'x402', amount.minor.toString(), amount.asset],
+    );
+    await this.outbox.append(manager, WalletFunded, { depositId, ownerId: request.ownerId, reference, source: 'x402', amount: money(amount.minor, amount.asset) }, { causationId });
+    return settled;
+  }
+
+  /** No prepaid wallet at all → PAYMENT_REQUIRED with the x402 requirement; a wallet that is short → PAYMENT_INSUFFICIENT_FUNDS. */
+  private async noFunds(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<Refusal> {
+    const asset = request.price.asset;
+    const [wallet]: { n: string }[] = await manager.query('SELECT count(*) AS n FROM payment.deposit WHERE owner_id = $1 AND asset = $2', [request.ownerId, asset]);
+    const available = await balanceOf(manager, accountKey({ kind: 'available', ownerId: request.ownerId }), asset);
+    const canX402 = asset === this.options.x402.assetCode;
+    if (Number(wallet!.n) === 0 && canX402) {
+      return {
+        code: 'PAYMENT_REQUIRED', retryable: true,
+        message: 'This paid tool needs a payment: sign the x402 requirement returned and retry with it in _meta["x402/payment"].',
+        details: { price: { amountMinor: price.toString(), asset } },
+        x402PaymentRequired: paymentRequired(this.options.x402, request.toolName, price, 'payment required') as unknown as Record<string, unknown>,
+      };
+    }
+    return {
+      code: 'PAYMENT_INSUFFICIENT_FUNDS', retryable: false,
+      message: 'The prepaid balance does not cover this call. Top up, wait until the deposit is credited, then retry.',
+      details: { price: { amountMinor: price.toString(), asset }, available: { amountMinor: available.toString(), asset } },
+    };
+  }
+
+  private async reject(manager: EntityManager, request: CallRequestedPayload, causationId: string, r: Refusal): Promise<void> {
+    await manager.query('INSERT INTO payment.rejection (intent_id, code) VALUES ($1, $2) ON CONFLICT DO NOTHING', [request.intentId, r.code]);
+    await this.recordCharge(manager, request, 0n, false, 'rejected', r.code);
+    await this.outbox.append(manager, PaymentRejected, {
+      intentId: request.intentId, code: r.code, message: r.message, retryable: r.retryable,
+      ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}),
+      ...(r.details ? { details: r.details } : {}),
+      ...(r.x402PaymentRequired ? { x402PaymentRequired: r.x402PaymentRequired } : {}),
+    }, { causationId });
+  }
+
+  private async recordCharge(manager: EntityManager, r: CallRequestedPayload, amount: bigint, free: boolean, outcome: 'held' | 'rejected', code?: string): Promise<void> {
+    await manager.query(
+      `INSERT INTO payment.charge (intent_id, owner_id, agent_id, tool_id, arguments_hash, amount_minor, asset, free, outcome, code)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+      [r.intentId, r.ownerId, r.agentId, r.toolId, r.argumentsHash, amount.toString(), r.price.asset, free, outcome, code ?? null],
+    );
   }
 }

@@ -1,13 +1,36 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
+import { Movements } from '@tollgate/accounting';
+import { returnedRows } from '@tollgate/persistence';
+import { applyPosting } from '../wallets/wallet-ledger';
 
-/** On CallSettled / CallRefunded: the pending hold is posted or voided, exactly once. */
+/**
+ * On CallSettled / CallRefunded: the pending hold is captured (payment's half
+ * of the capture: held → clearing, any rest back to available) or voided
+ * (held → available), exactly once — the status guard and the posting id
+ * both make a redelivered outcome change nothing.
+ */
 @Injectable()
 export class ResolveHoldUseCase {
-  async execute(manager: EntityManager, holdId: string, outcome: 'posted' | 'voided'): Promise<void> {
-    await manager.query(
-      `UPDATE payment.hold SET status = $2, resolved_at = now() WHERE hold_id = $1 AND status = 'pending'`,
-      [holdId, outcome],
-    );
+  async capture(manager: EntityManager, holdId: string, capturedMinor: bigint): Promise<void> {
+    const hold = await this.resolve(manager, holdId, 'posted', capturedMinor);
+    if (!hold) return;
+    const captured = capturedMinor > hold.amount ? hold.amount : capturedMinor;
+    await applyPosting(manager, `capture:${holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured), hold.intentId);
+  }
+
+  async void(manager: EntityManager, holdId: string): Promise<void> {
+    const hold = await this.resolve(manager, holdId, 'voided');
+    if (!hold) return;
+    await applyPosting(manager, `void:${holdId}`, 'void', Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }), hold.intentId);
+  }
+
+  private async resolve(manager: EntityManager, holdId: string, outcome: 'posted' | 'voided', captured?: bigint) {
+    const [row] = returnedRows<{ intent_id: string; owner_id: string; amount_minor: string; asset: string }>(await manager.query(
+      `UPDATE payment.hold SET status = $2, resolved_at = now(), captured_minor = $3 WHERE hold_id = $1 AND status = 'pending'
+        RETURNING intent_id, owner_id, amount_minor, asset`,
+      [holdId, outcome, captured?.toString() ?? null],
+    ));
+    return row && { intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset };
   }
 }

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { accountKey, Movements } from '@tollgate/accounting';
+import { money, WalletFunded } from '@tollgate/contracts';
+import { type OutboxWriter } from '@tollgate/messaging';
+import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
+import { applyPosting, balanceOf } from '../wallets/wallet-ledger';
+
+export interface WalletView {
+  ownerId: string;
+  balances: { asset: string; available: string; held: string; debt: string }[];
+}
+
+/** Wallets: deposits credited once per external reference, chargebacks, and what an owner holds. */
+@Injectable()
+export class FundWalletUseCase {
+  constructor(
+    @InjectDataSource(PAYMENT) private readonly dataSource: DataSource,
+    @Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter,
+  ) {}
+
+  /** The same reference twice credits once: the second answer names the first deposit and `credited: false`. */
+  async deposit(ownerId: string, reference: string, amountMinor: bigint, asset: string): Promise<{ depositId: string; credited: boolean }> {
+    return this.dataSource.transaction(async (m) => {
+      const depositId = randomUUID();
+      const inserted: unknown[] = await m.query(
+        `INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, 'admin', $4, $5)
+         ON CONFLICT (reference) DO NOTHING RETURNING deposit_id`,
+        [depositId, reference, ownerId, amountMinor.toString(), asset],
+      );
+      if (inserted.length === 0) {
+        const [prior]: { deposit_id: string }[] = await m.query('SELECT deposit_id FROM payment.deposit WHERE reference = $1', [reference]);
+        return { depositId: prior!.deposit_id, credited: false };
+      }
+      const owed = -(await balanceOf(m, accountKey({ kind: 'debt', ownerId }), asset, true));
+      await applyPosting(m, `deposit:${reference}`, 'deposit', Movements.deposit(ownerId, { minor: amountMinor, asset }, owed > 0n ? owed : 0n));
+      await this.outbox.append(m, WalletFunded, { depositId, ownerId, reference, source: 'admin', amount: money(amountMinor, asset) });
+      return { depositId, credited: true };
+    });
+  }
+
+  /** A deposit reversed from outside: what the owner already spent of it becomes a debt (PAYMENT_DEBT_OUTSTANDING until repaid). */
+  async chargeback(reference: string): Promise<'done' | 'unknown' | 'already'> {
+    return this.dataSource.transaction(async (m) => {
+      const [d]: { owner_id: string; amount_minor: string; asset: string; charged_back_at: Date | null }[] = await m.query(
+        'SELECT owner_id, amount_minor, asset, charged_back_at FROM payment.deposit WHERE reference = $1 FOR UPDATE', [reference],
+      );
+      if (!d) return 'unknown';
+      if (d.charged_back_at) return 'already';
+      const available = await balanceOf(m, accountKey({ kind: 'available', ownerId: d.owner_id }), d.asset, true);
+      await applyPosting(m, `chargeback:${reference}`, 'chargeback', Movements.chargeback(d.owner_id, { minor: BigInt(d.amount_minor), asset: d.asset }, available));
+      await m.query('UPDATE payment.deposit SET charged_back_at = now() WHERE reference = $1', [reference]);
+      return 'done';
+    });
+  }
+
+  async wallet(ownerId: string): Promise<WalletView> {
+    const rows: { account: string; asset: string; balance: string }[] = await this.dataSource.query(
+      'SELECT account, asset, balance FROM payment.balance WHERE account = ANY($1) ORDER BY asset',
+      [[accountKey({ kind: 'available', ownerId }), accountKey({ kind: 'held', ownerId }), accountKey({ kind: 'debt', ownerId })]],
+    );
+    const byAsset = new Map<string, { asset: string; available: string; held: string; debt: string }>();
+    for (const r of rows) {
+      const b = byAsset.get(r.asset) ?? { asset: r.asset, available: '0', held: '0', debt: '0' };
+      const kind = r.account.split(':').pop() as 'available' | 'held' | 'debt';
+      b[kind] = kind === 'debt' ? (-BigInt(r.balance)).toString() : r.balance;
+      byAsset.set(r.asset, b);
+    }
+    return { ownerId, balances: [...byAsset.values()] };
+  }
+}

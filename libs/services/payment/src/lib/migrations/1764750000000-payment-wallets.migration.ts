@@ -1,0 +1,110 @@
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
+
+/**
+ * Issue 5: wallets as double-entry accounts. `balance` is the running sum of
+ * `entry` per account and asset (checked by `payment_ledger_check` in tests);
+ * a CHECK keeps every owner account at or above zero, whatever the code does.
+ */
+export class PaymentWallets1764750000000 implements MigrationInterface {
+  name = 'PaymentWallets1764750000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE payment.balance (
+        account text NOT NULL,
+        asset   text NOT NULL,
+        balance bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (account, asset),
+        CONSTRAINT balance_never_negative CHECK (balance >= 0 OR account IN ('external', 'platform:clearing') OR account LIKE 'owner:%:debt')
+      )`);
+    // A posting id names what it books (deposit:<ref>, hold:<holdId>, capture:<holdId>, void:<holdId>): the primary key makes each happen once.
+    await q.query(`
+      CREATE TABLE payment.posting (
+        posting_id text PRIMARY KEY,
+        kind       text NOT NULL CHECK (kind IN ('deposit', 'hold', 'capture', 'void', 'chargeback')),
+        intent_id  uuid,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`
+      CREATE TABLE payment.entry (
+        posting_id text NOT NULL REFERENCES payment.posting (posting_id),
+        seq        int NOT NULL,
+        account    text NOT NULL,
+        asset      text NOT NULL,
+        amount     bigint NOT NULL,
+        PRIMARY KEY (posting_id, seq)
+      )`);
+    await q.query(`
+      CREATE TABLE payment.deposit (
+        deposit_id   uuid PRIMARY KEY,
+        reference    text NOT NULL UNIQUE,
+        owner_id     text NOT NULL,
+        source       text NOT NULL,
+        amount_minor bigint NOT NULL CHECK (amount_minor > 0),
+        asset        text NOT NULL,
+        charged_back_at timestamptz,
+        created_at   timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`
+      CREATE TABLE payment.spend_policy (
+        owner_id   text NOT NULL,
+        agent_id   text NOT NULL,
+        paused     boolean NOT NULL DEFAULT false,
+        spend_limit_minor bigint CHECK (spend_limit_minor >= 0),
+        period     text NOT NULL DEFAULT 'day' CHECK (period IN ('day', 'week', 'month')),
+        approval_threshold_minor bigint CHECK (approval_threshold_minor >= 0),
+        asset      text NOT NULL DEFAULT 'USDC',
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (owner_id, agent_id)
+      )`);
+    // One row per CallRequested payment decided on: quota, spend-in-period and velocity are counted from it.
+    await q.query(`
+      CREATE TABLE payment.charge (
+        intent_id      uuid PRIMARY KEY,
+        owner_id       text NOT NULL,
+        agent_id       text NOT NULL,
+        tool_id        text NOT NULL,
+        arguments_hash text NOT NULL,
+        amount_minor   bigint NOT NULL,
+        asset          text NOT NULL,
+        free           boolean NOT NULL DEFAULT false,
+        outcome        text NOT NULL CHECK (outcome IN ('held', 'rejected')),
+        code           text,
+        created_at     timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query('CREATE INDEX charge_agent_time ON payment.charge (agent_id, created_at)');
+    await q.query(`
+      CREATE TABLE payment.approval (
+        approval_id    uuid PRIMARY KEY,
+        owner_id       text NOT NULL,
+        agent_id       text NOT NULL,
+        tool_id        text NOT NULL,
+        arguments_hash text NOT NULL,
+        operation_key  text,
+        amount_minor   bigint NOT NULL,
+        asset          text NOT NULL,
+        status         text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'denied', 'used')),
+        decided_by     text,
+        decided_at     timestamptz,
+        used_by_intent uuid,
+        created_at     timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`CREATE UNIQUE INDEX approval_open_request ON payment.approval (agent_id, tool_id, arguments_hash, COALESCE(operation_key, '')) WHERE status IN ('pending', 'approved')`);
+    // x402: a payment authorization's nonce is spent once, whatever happens to the call.
+    await q.query(`
+      CREATE TABLE payment.x402_nonce (
+        network    text NOT NULL,
+        payer      text NOT NULL,
+        nonce      text NOT NULL,
+        intent_id  uuid NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (network, payer, nonce)
+      )`);
+    await q.query(`ALTER TABLE payment.hold ADD COLUMN captured_minor bigint`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE payment.hold DROP COLUMN captured_minor');
+    for (const t of ['x402_nonce', 'approval', 'charge', 'spend_policy', 'deposit', 'entry', 'posting', 'balance']) await q.query(`DROP TABLE payment.${t}`);
+  }
+}

@@ -1,0 +1,38 @@
+import { type VelocityRules } from '@tollgate/accounting';
+import { type ServiceRuntimeOptions } from '@tollgate/config';
+
+/** Where agents without a prepaid balance pay per call with x402 (one network here; the local facilitator verifies). */
+export interface X402Settings {
+  /** CAIP-2 id of the one network payments settle on, e.g. `eip155:84532`. */
+  network: string;
+  /** The token contract agents sign for (EIP-712 verifying contract). */
+  assetAddress: string;
+  /** The asset code that token is in the ledger (its atomic units are our minor units). */
+  assetCode: string;
+  /** EIP-712 domain name and version of the token. */
+  tokenName: string;
+  tokenVersion: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+}
+
+export interface PaymentOptions extends ServiceRuntimeOptions {
+  /** Bearer token of the payment admin API (wallets, spend policies, approvals); without one the API refuses every call. */
+  adminToken?: string;
+  velocity: VelocityRules;
+  x402: X402Settings;
+}
+
+/** Defaults shared by the distributed app's config and the embedded host. */
+export const DEFAULT_X402: X402Settings = {
+  network: 'eip155:84532',
+  assetAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  assetCode: 'USDC',
+  tokenName: 'USDC',
+  tokenVersion: '2',
+  payTo: '0x1111111111111111111111111111111111111111',
+  maxTimeoutSeconds: 60,
+};
+
+/** Platform velocity rules unless configured otherwise. */
+export const DEFAULT_VELOCITY: VelocityRules = { maxCallsPerMinute: 600, maxSpendPerMinuteMinor: 1_000_000_000n, maxRepeats: 30, repeatWindowMs: 10_000 };

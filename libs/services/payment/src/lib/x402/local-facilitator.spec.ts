@@ -1,0 +1,42 @@
+import { testPayer } from '@tollgate/testing';
+import { DEFAULT_X402 } from '../payment.options';
+import { LocalFacilitator } from './local-facilitator';
+import { requirementsFor } from './payment-required';
+import { type PaymentPayload } from './x402.types';
+
+/** Issue 5, G7 x402: the local facilitator verifies what a chain-backed one would before broadcasting. */
+describe('LocalFacilitator (x402 exact scheme, EIP-3009 signatures)', () => {
+  const facilitator = new LocalFacilitator();
+  const req = requirementsFor(DEFAULT_X402, 1000n);
+  const payer = testPayer();
+  const sign = async (o: Parameters<typeof payer.sign>[1] = {}) => (await payer.sign(req, o)) as unknown as PaymentPayload;
+
+  it('accepts a payment signed for the requirement, naming the payer, and settles it with a transaction id', async () => {
+    const p = await sign();
+    expect(await facilitator.verify(p, req)).toEqual({ isValid: true, payer: payer.address });
+    expect(await facilitator.settle(p, req)).toMatchObject({ success: true, payer: payer.address, network: 'eip155:84532', transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+  });
+
+  it('refuses an amount under the price, an expired or not yet valid authorization, and another network', async () => {
+    expect(await facilitator.verify(await sign({ value: 999n }), req)).toMatchObject({ isValid: false, invalidReason: 'insufficient_amount' });
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    expect(await facilitator.verify(await sign({ validBefore: now - 1n }), req)).toMatchObject({ isValid: false, invalidReason: 'authorization_expired' });
+    expect(await facilitator.verify(await sign({ validAfter: now + 600n }), req)).toMatchObject({ isValid: false, invalidReason: 'authorization_not_yet_valid' });
+    expect(await facilitator.verify(await sign({ network: 'eip155:1' }), req)).toMatchObject({ isValid: false, invalidReason: 'invalid_network' });
+  });
+
+  it('refuses a signature that does not recover to the payer, or a tampered amount', async () => {
+    const p = await sign();
+    const tampered = { ...p, payload: { ...p.payload, authorization: { ...p.payload.authorization, value: '5000' } } };
+    expect(await facilitator.verify(tampered, req)).toMatchObject({ isValid: false, invalidReason: 'invalid_signature' });
+    const other = testPayer();
+    const stolen = { ...p, payload: { ...p.payload, authorization: { ...p.payload.authorization, from: other.address } } };
+    expect(await facilitator.verify(stolen, req)).toMatchObject({ isValid: false, invalidReason: 'invalid_signature' });
+    expect(await facilitator.verify({ ...p, payload: { ...p.payload, signature: 'nope' } }, req)).toMatchObject({ isValid: false, invalidReason: 'invalid_payload' });
+  });
+
+  it('refuses a payment to another recipient or for another token', async () => {
+    const elsewhere = { ...req, payTo: '0x2222222222222222222222222222222222222222' };
+    expect(await facilitator.verify(await sign(), elsewhere)).toMatchObject({ isValid: false, invalidReason: 'recipient_mismatch' });
+  });
+});

@@ -1,0 +1,80 @@
+import type * as Viem from 'viem' with { 'resolution-mode': 'import' };
+import { type InvalidReason, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse, type X402Facilitator } from './x402.types';
+
+// viem ships CommonJS beside ESM, but marks its type declarations as ESM: node16 resolution needs the types and the value apart.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { getAddress, isAddress, isHex, keccak256, verifyTypedData } = require('viem') as typeof Viem;
+type Hex = Viem.Hex;
+/** EIP-3009 typed data, as USDC's `transferWithAuthorization` defines it. */
+const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
+/** `eip155:<chainId>` → chainId. */
+export function chainIdOf(network: string): number | undefined {
+  const m = /^eip155:([1-9][0-9]{0,9})$/.exec(network);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * A facilitator that checks everything a chain-backed one checks before
+ * broadcasting — the EIP-712 signature recovers to `from`, the recipient, the
+ * token, the amount, the validity window — and "settles" by recording the
+ * authorization locally (the transaction id is the hash of the signature).
+ * Single use of the nonce is enforced by the payment service's database in the
+ * same transaction that credits the wallet, so it holds across instances.
+ */
+export class LocalFacilitator implements X402Facilitator {
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
+  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    const reason = await this.problem(payment, requirements);
+    const payer = payment?.payload?.authorization?.from;
+    return reason ? { isValid: false, invalidReason: reason, ...(payer ? { payer } : {}) } : { isValid: true, payer: getAddress(payer) };
+  }
+
+  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    const v = await this.verify(payment, requirements);
+    if (!v.isValid) return { success: false, errorReason: v.invalidReason!, transaction: '', network: requirements.network, ...(v.payer ? { payer: v.payer } : {}) };
+    return { success: true, payer: v.payer!, transaction: keccak256(payment.payload.signature as Hex), network: requirements.network };
+  }
+
+  private async problem(payment: PaymentPayload, req: PaymentRequirements): Promise<InvalidReason | undefined> {
+    const auth = payment?.payload?.authorization;
+    const signature = payment?.payload?.signature;
+    if (payment?.x402Version !== 2 || !auth || typeof signature !== 'string' || !isHex(signature)) return 'invalid_payload';
+    if (![auth.from, auth.to].every((a) => typeof a === 'string' && isAddress(a)) || !isHex(auth.nonce) || auth.nonce.length !== 66) return 'invalid_payload';
+    if (![auth.value, auth.validAfter, auth.validBefore].every((n) => typeof n === 'string' && /^(0|[1-9][0-9]{0,77})$/.test(n))) return 'invalid_payload';
+    if (payment.accepted?.scheme !== 'exact') return 'unsupported_scheme';
+    if (payment.accepted.network !== req.network) return 'invalid_network';
+    const chainId = chainIdOf(req.network);
+    if (chainId === undefined) return 'invalid_network';
+    if (getAddress(auth.to) !== getAddress(req.payTo)) return 'recipient_mismatch';
+    if (!isAddress(payment.accepted.asset) || getAddress(payment.accepted.asset) !== getAddress(req.asset)) return 'asset_mismatch';
+    const ok = await verifyTypedData({
+      address: getAddress(auth.from),
+      domain: { name: req.extra.name, version: req.extra.version, chainId, verifyingContract: getAddress(req.asset) },
+      types: TRANSFER_WITH_AUTHORIZATION,
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: getAddress(auth.from), to: getAddress(auth.to), value: BigInt(auth.value),
+        validAfter: BigInt(auth.validAfter), validBefore: BigInt(auth.validBefore), nonce: auth.nonce as Hex,
+      },
+      signature: signature as Hex,
+    }).catch(() => false);
+    if (!ok) return 'invalid_signature';
+    if (BigInt(auth.value) < BigInt(req.amount)) return 'insufficient_amount';
+    const nowS = BigInt(Math.floor(this.now() / 1000));
+    if (BigInt(auth.validAfter) > nowS) return 'authorization_not_yet_valid';
+    // A few seconds of margin, as facilitators keep for the block that would carry the transfer.
+    if (BigInt(auth.validBefore) < nowS + 6n) return 'authorization_expired';
+    return undefined;
+  }
+}
