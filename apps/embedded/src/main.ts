@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000 }),
       ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken }),
       PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402 }),
-      SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250 }),
+      SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
       LedgerModule.register(base),
       SampleProvidersModule,
     ],

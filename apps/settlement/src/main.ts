@@ -16,7 +16,8 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(transport),
       HealthModule,
-      SettlementModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: config.SETTLEMENT_SWEEP_INTERVAL_MS }),
+      SettlementModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: config.SETTLEMENT_SWEEP_INTERVAL_MS,
+        feeBps: config.SETTLEMENT_TAKE_RATE_BPS, ...(config.SETTLEMENT_ADMIN_TOKEN ? { adminToken: config.SETTLEMENT_ADMIN_TOKEN } : {}) }),
     ],
   })
   class SettlementAppModule {}

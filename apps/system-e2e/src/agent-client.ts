@@ -34,7 +34,7 @@ export async function postJson(url: string, body: unknown, token: string): Promi
 export interface Timeline {
   status: string;
   contradictions: string[];
-  timeline: { type: string; producer: string; occurredAt: string; eventId: string }[];
+  timeline: { type: string; producer: string; occurredAt: string; eventId: string; details?: Record<string, unknown> }[];
 }
 
 /** `callsUrl` is the ledger's `/calls` endpoint. */
@@ -86,9 +86,15 @@ export const errorOf = (r: CallToolResult) => r._meta?.['assay/error'] as AgentE
 
 /** `_meta["assay/receipt"]` of a tool result (G5.3). */
 export const receiptOf = (r: CallToolResult) =>
-  r._meta?.['assay/receipt'] as { intentId: string; providerId: string; toolId: string; attempts: number; fellBack?: boolean; status: string } | undefined;
+  r._meta?.['assay/receipt'] as {
+    intentId: string; providerId: string; toolId: string; attempts: number; fellBack?: boolean; status: string;
+    held: ReceiptAmount; charged: ReceiptAmount;
+  } | undefined;
 
-/** call_tool as an agent sends it, with an operation key in the request `_meta` when given. */
-export async function callThrough(c: Client, name: string, args: Record<string, unknown>, key?: string): Promise<CallToolResult> {
-  return (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(key !== undefined ? { _meta: { 'assay/idempotencyKey': key } } : {}) })) as CallToolResult;
+export interface ReceiptAmount { asset: string; amountMinor: string; display: string }
+
+/** call_tool as an agent sends it, with an operation key (and any other request metadata, e.g. an x402 payment) in the request `_meta`. */
+export async function callThrough(c: Client, name: string, args: Record<string, unknown>, key?: string, meta: Record<string, unknown> = {}): Promise<CallToolResult> {
+  const all = { ...(key !== undefined ? { 'assay/idempotencyKey': key } : {}), ...meta };
+  return (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(Object.keys(all).length > 0 ? { _meta: all } : {}) })) as CallToolResult;
 }

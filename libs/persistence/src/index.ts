@@ -1,2 +1,3 @@
 export * from './lib/service-data-source';
 export * from './lib/nest/service-database';
+export * from './lib/double-entry/double-entry.store';

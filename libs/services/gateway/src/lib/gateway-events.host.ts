@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import {
-  CallDispatched, CallRefunded, CallSettled, CatalogToolChanged, EffectConfirmed, EffectRejected, OutcomeUnknown, PaymentRejected, ResultReceived,
+  CallDispatched, CallRefunded, CallSettled, CatalogToolChanged, EffectConfirmed, EffectRejected, OutcomeUnknown, PaymentHeld, PaymentRejected, ResultReceived,
 } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
@@ -49,7 +49,14 @@ export class GatewayEventsHost extends ServiceEventsHost {
           on(ResultReceived, fold((p) => ({ kind: 'result', providerId: p.providerId, attempt: p.attempt, classification: p.classification, result: p.result }))),
           on(EffectConfirmed, fold((p) => ({ kind: 'confirmed', attempt: p.attempt }))),
           on(EffectRejected, fold((p) => ({ kind: 'failed', code: p.code, message: p.reason, retryable: false }))),
-          on(PaymentRejected, fold((p) => ({ kind: 'failed', code: p.code, message: p.message, retryable: p.retryable }))),
+          on(PaymentHeld, fold((p) => ({ kind: 'held', amountMinor: p.amount.amountMinor, ...(p.x402PaymentResponse ? { x402Response: p.x402PaymentResponse } : {}) }))),
+          // A payment refusal keeps its next-step fields; `stage` lets a retry with the same operation key run again (nothing was held).
+          on(PaymentRejected, fold((p) => ({
+            kind: 'failed', stage: 'payment', code: p.code, message: p.message, retryable: p.retryable,
+            ...(p.retryAfterMs !== undefined ? { retryAfterMs: p.retryAfterMs } : {}),
+            ...(p.details ? { details: p.details } : {}),
+            ...(p.x402PaymentRequired ? { x402PaymentRequired: p.x402PaymentRequired } : {}),
+          }))),
           on(OutcomeUnknown, fold(() => ({
             kind: 'failed', code: 'IDEMPOTENCY_RESULT_UNAVAILABLE', retryable: false,
             message: 'The provider did not confirm the outcome. The call will be reconciled before any new purchase.',

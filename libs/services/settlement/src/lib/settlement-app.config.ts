@@ -1,4 +1,4 @@
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 import { CommonConfig, EnvVar } from '@tollgate/config';
 
 /** Every variable the settlement app reads, validated at boot. */
@@ -14,4 +14,12 @@ export class SettlementAppConfig extends CommonConfig {
   @EnvVar({ description: 'How often (ms) settlement closes due verification windows.' })
   @IsInt() @Min(50) @Max(60_000)
   SETTLEMENT_SWEEP_INTERVAL_MS = 250;
+
+  @EnvVar({ description: 'The platform fee on each settled call, in basis points (1000 = 10 %).' })
+  @IsInt() @Min(0) @Max(10_000)
+  SETTLEMENT_TAKE_RATE_BPS = 1000;
+
+  @EnvVar({ description: 'Bearer token of the statements and payouts admin API, at least 16 characters; unset: the API refuses every call.', secret: true, type: 'string' })
+  @IsOptional() @IsString() @MinLength(16)
+  SETTLEMENT_ADMIN_TOKEN?: string;
 }

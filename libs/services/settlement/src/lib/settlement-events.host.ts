@@ -34,7 +34,7 @@ export class SettlementEventsHost extends ServiceEventsHost {
         name: 'settlement',
         handlers: [
           on(PaymentHeld, ({ manager, payload: p, envelope }) =>
-            this.record.execute(manager, p.intentId, { kind: 'held', holdId: p.holdId, amountMinor: p.amount.amountMinor, asset: p.amount.asset }, envelope.eventId)),
+            this.record.execute(manager, p.intentId, { kind: 'held', holdId: p.holdId, ownerId: p.ownerId, amountMinor: p.amount.amountMinor, asset: p.amount.asset }, envelope.eventId)),
           on(CallDispatched, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'dispatched', providerId: p.providerId }, envelope.eventId)),
           on(EffectConfirmed, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'confirmed' }, envelope.eventId)),
           on(EffectRejected, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'rejected', reason: p.code }, envelope.eventId)),

@@ -4,14 +4,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { agentErrorResult, type AgentErrorCode, CallRequested, digestOf, isAgentErrorCode, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
+import { returnedRows } from '@tollgate/persistence';
 import { createLogger, withLogContext } from '@tollgate/observability';
 import { AccessPolicyService, type PolicyInForce } from '../access-policy/access-policy.service';
 import { type CallerIdentity } from '../authenticate/authenticate.usecase';
-import { type CatalogTool, inScope, noProviderFits, type UrlProfile } from '../catalog/catalog-access';
+import { type CatalogTool, displayAmount, inScope, noProviderFits, type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { checkCatalogArguments } from '../hosted-tools/hosted-tools';
 import { IDEMPOTENCY_META_KEY, isValidOperationKey, repeatVerdict, requestHashOf } from '../operation-key/operation-key';
+
+/** Where an agent puts a signed x402 payment (G7). */
+export const X402_PAYMENT_META_KEY = 'x402/payment';
 import { CallWaiters } from './call-waiters.service';
 
 interface CallRow {
@@ -26,7 +30,10 @@ interface CallRow {
   classification: string | null;
   result: { content: Record<string, unknown>[]; structuredContent?: Record<string, unknown>; isError?: boolean } | null;
   effect: string | null;
-  error: { code: string; message: string; retryable: boolean } | null;
+  error: { code: string; message: string; retryable: boolean; stage?: 'payment'; retryAfterMs?: number; details?: Record<string, unknown>; x402PaymentRequired?: Record<string, unknown> } | null;
+  asset_decimals: number | null;
+  held_minor: string | null;
+  x402_response: Record<string, unknown> | null;
   settlement: string | null;
   result_attempt: number | null;
   effect_attempt: number | null;
@@ -123,7 +130,12 @@ export class CallToolUseCase {
       });
     }
     const pinned = Object.keys(access.pinned).length > 0 ? access.pinned : undefined;
-    const tool = { tool_id: doc.toolId, version: doc.version, price_minor: doc.price.amountMinor, asset: doc.price.asset };
+    const tool = { tool_id: doc.toolId, version: doc.version, price_minor: doc.price.amountMinor, asset: doc.price.asset, decimals: doc.assetDecimals };
+    // x402 (G7): a signed payment travels in the request's _meta, beside the operation key, never in the tool arguments.
+    const x402Payment = meta[X402_PAYMENT_META_KEY];
+    if (x402Payment !== undefined && (typeof x402Payment !== 'object' || x402Payment === null || Array.isArray(x402Payment) || JSON.stringify(x402Payment).length > 16_384)) {
+      return agentErrorResult({ code: 'PAYMENT_REQUIRED', retryable: true, message: `_meta["${X402_PAYMENT_META_KEY}"] must be an x402 payment payload object. Sign the payment requirement and send it there.` });
+    }
     const intentId = randomUUID();
     const deadlineAt = new Date(Date.now() + this.options.callDeadlineMs);
     return withLogContext({ intentId }, async () => {
@@ -136,12 +148,22 @@ export class CallToolUseCase {
              ON CONFLICT (agent_id, key) DO NOTHING RETURNING intent_id`,
             [caller.agentId, operationKey, tool.tool_id, requestHash, intentId],
           );
-          if (claimed.length === 0) return false;
+          if (claimed.length === 0) {
+            // A key whose last attempt payment refused (nothing held, nothing dispatched) is free for the retry with the same
+            // request: after a top-up, an owner's approval or with an x402 payment, the same key runs the call.
+            const retaken = returnedRows(await m.query(
+              `UPDATE gateway.operation_key k SET intent_id = $4 FROM gateway.call c
+                WHERE k.agent_id = $1 AND k.key = $2 AND k.request_hash = $3 AND c.intent_id = k.intent_id AND c.error->>'stage' = 'payment'
+                RETURNING k.intent_id`,
+              [caller.agentId, operationKey, requestHash, intentId],
+            ));
+            if (retaken.length === 0) return false;
+          }
         }
         await m.query(
-          `INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset, access_policy, operation_key, deadline_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [intentId, caller.agentId, caller.mcpUrlId, tool.tool_id, tool.price_minor, tool.asset, pinned ? JSON.stringify(pinned) : null, operationKey ?? null, deadlineAt],
+          `INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset, access_policy, operation_key, deadline_at, asset_decimals)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [intentId, caller.agentId, caller.mcpUrlId, tool.tool_id, tool.price_minor, tool.asset, pinned ? JSON.stringify(pinned) : null, operationKey ?? null, deadlineAt, tool.decimals],
         );
         await this.outbox.append(m, CallRequested, {
           intentId,
@@ -157,6 +179,8 @@ export class CallToolUseCase {
           deadlineAt: deadlineAt.toISOString(),
           ...(operationKey !== undefined ? { operationKey } : {}),
           ...(pinned ? { accessPolicy: pinned } : {}),
+          ...(typeof doc.freeCallsPerDay === 'number' ? { freeCallsPerDay: doc.freeCallsPerDay } : {}),
+          ...(x402Payment !== undefined ? { x402Payment: x402Payment as Record<string, unknown> } : {}),
         });
         return true;
       });
@@ -243,28 +267,42 @@ export class CallToolUseCase {
 
   private answer(row: CallRow): ToolCallResult {
     const ok = confirmed(row);
+    const decimals = row.asset_decimals ?? 0;
+    const amount = (minor: bigint) => ({ asset: row.asset, amountMinor: minor.toString(), display: displayAmount(minor, row.asset, decimals) });
+    const held = BigInt(row.held_minor ?? '0');
+    // G5.3: VERIFYING while the hold is held, then SETTLED (charged) or REFUNDED (nothing charged). A replay shows the current status.
     const receipt = {
       intentId: row.intent_id,
-      status: !ok ? 'FAILED' : row.settlement === 'settled' ? 'SETTLED' : 'VERIFYING',
+      status: row.settlement === 'settled' ? 'SETTLED' : row.settlement === 'refunded' ? 'REFUNDED' : 'VERIFYING',
       toolId: row.tool_id,
       providerId: row.provider_id,
       classification: row.classification,
       attempts: row.attempts,
       ...(ok && row.attempts > 1 ? { fellBack: true } : {}),
-      held: { asset: row.asset, amountMinor: row.price_minor },
-      charged: row.settlement === 'settled' ? { asset: row.asset, amountMinor: row.price_minor } : null,
+      held: amount(row.settlement === null ? held : 0n),
+      charged: amount(row.settlement === 'settled' ? held : 0n),
     };
+    const x402 = row.x402_response ? { 'x402/payment-response': row.x402_response } : {};
     if (!ok && row.error) {
-      const code: AgentErrorCode = isAgentErrorCode(row.error.code) ? row.error.code : 'INTERNAL_SERVER_ERROR';
-      const failed = agentErrorResult({ code, retryable: row.error.retryable, message: row.error.message, intentId: row.intent_id });
-      return { ...failed, _meta: { ...failed._meta, 'assay/receipt': receipt } };
+      const { code: rawCode, message, retryable, retryAfterMs, details, x402PaymentRequired } = row.error;
+      const code: AgentErrorCode = isAgentErrorCode(rawCode) ? rawCode : 'INTERNAL_SERVER_ERROR';
+      const failed = agentErrorResult({
+        code, retryable, message, intentId: row.intent_id,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(details ? { details } : {}),
+      });
+      // A payment refusal held nothing: there is no receipt, and the x402 requirement (if any) rides beside the error.
+      if (row.error.stage === 'payment') {
+        return { ...failed, _meta: { ...failed._meta, ...(x402PaymentRequired ? { 'x402/paymentRequired': x402PaymentRequired } : {}) } };
+      }
+      return { ...failed, _meta: { ...failed._meta, 'assay/receipt': receipt, ...x402 } };
     }
     const result = row.result!;
     return {
       content: result.content,
       ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
       ...(result.isError ? { isError: true } : {}),
-      _meta: { 'assay/receipt': receipt },
+      _meta: { 'assay/receipt': receipt, ...x402 },
     };
   }
 }

@@ -62,13 +62,16 @@ export function pinnedTools(p: UrlProfile, byName: (name: string) => CatalogTool
 /** "0.01 USDC" from 10000 minor units of a 6-decimal asset; "free" for a zero price. */
 export function displayPrice(tool: Pick<CatalogTool, 'price' | 'assetDecimals'>): string {
   const minor = BigInt(tool.price.amountMinor);
-  if (minor === 0n) return 'free';
-  const d = tool.assetDecimals;
+  return minor === 0n ? 'free' : displayAmount(minor, tool.price.asset, tool.assetDecimals);
+}
+
+/** "0.01 USDC" from 10000 minor units of a 6-decimal asset (derived for display, never stored). */
+export function displayAmount(minor: bigint, asset: string, d: number): string {
   const unit = 10n ** BigInt(d);
   const whole = minor / unit;
   let frac = (minor % unit).toString().padStart(d, '0').replace(/0+$/, '');
   if (frac.length < 2 && d >= 2) frac = frac.padEnd(2, '0');
-  return `${whole}${frac ? `.${frac}` : ''} ${tool.price.asset}`;
+  return `${whole}${frac ? `.${frac}` : ''} ${asset}`;
 }
 
 /** The structured price, or null for a free tool. */

@@ -6,7 +6,8 @@ export type CallOutcomeFact =
   | { kind: 'dispatched'; providerId: string; attempt: number }
   | { kind: 'result'; providerId: string; attempt: number; classification: string; result: UpstreamResultDto }
   | { kind: 'confirmed'; attempt: number }
-  | { kind: 'failed'; code: string; message: string; retryable: boolean }
+  | { kind: 'held'; amountMinor: string; x402Response?: Record<string, unknown> }
+  | { kind: 'failed'; code: string; message: string; retryable: boolean; stage?: 'payment'; retryAfterMs?: number; details?: Record<string, unknown>; x402PaymentRequired?: Record<string, unknown> }
   | { kind: 'settled' | 'refunded' };
 
 /** Folds the other services' events about a call into the gateway's call row. */
@@ -28,13 +29,18 @@ export class RecordOutcomeUseCase {
       case 'confirmed':
         await manager.query(`UPDATE gateway.call SET effect = 'confirmed', effect_attempt = $2, updated_at = now() WHERE intent_id = $1`, [intentId, fact.attempt]);
         return;
-      case 'failed':
+      case 'held':
+        await manager.query('UPDATE gateway.call SET held_minor = $2, x402_response = $3, updated_at = now() WHERE intent_id = $1', [intentId, fact.amountMinor, fact.x402Response ? JSON.stringify(fact.x402Response) : null]);
+        return;
+      case 'failed': {
+        const { kind: _kind, ...error } = fact;
         await manager.query(
           // An unknown outcome is provisional: the reconciled verdict replaces it.
           `UPDATE gateway.call SET error = $2, updated_at = now() WHERE intent_id = $1 AND (error IS NULL OR error->>'code' = 'IDEMPOTENCY_RESULT_UNAVAILABLE')`,
-          [intentId, JSON.stringify({ code: fact.code, message: fact.message, retryable: fact.retryable })],
+          [intentId, JSON.stringify(error)],
         );
         return;
+      }
       default:
         await manager.query('UPDATE gateway.call SET settlement = $2, updated_at = now() WHERE intent_id = $1', [intentId, fact.kind]);
     }

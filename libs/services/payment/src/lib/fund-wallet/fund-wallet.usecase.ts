@@ -5,8 +5,8 @@ import { type DataSource } from 'typeorm';
 import { accountKey, Movements } from '@tollgate/accounting';
 import { money, WalletFunded } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
+import { applyPosting, balanceOf } from '@tollgate/persistence';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
-import { applyPosting, balanceOf } from '../wallets/wallet-ledger';
 
 export interface WalletView {
   ownerId: string;
@@ -34,8 +34,8 @@ export class FundWalletUseCase {
         const [prior]: { deposit_id: string }[] = await m.query('SELECT deposit_id FROM payment.deposit WHERE reference = $1', [reference]);
         return { depositId: prior!.deposit_id, credited: false };
       }
-      const owed = -(await balanceOf(m, accountKey({ kind: 'debt', ownerId }), asset, true));
-      await applyPosting(m, `deposit:${reference}`, 'deposit', Movements.deposit(ownerId, { minor: amountMinor, asset }, owed > 0n ? owed : 0n));
+      const owed = -(await balanceOf(m, PAYMENT, accountKey({ kind: 'debt', ownerId }), asset, true));
+      await applyPosting(m, PAYMENT, `deposit:${reference}`, 'deposit', Movements.deposit(ownerId, { minor: amountMinor, asset }, owed > 0n ? owed : 0n));
       await this.outbox.append(m, WalletFunded, { depositId, ownerId, reference, source: 'admin', amount: money(amountMinor, asset) });
       return { depositId, credited: true };
     });
@@ -49,8 +49,8 @@ export class FundWalletUseCase {
       );
       if (!d) return 'unknown';
       if (d.charged_back_at) return 'already';
-      const available = await balanceOf(m, accountKey({ kind: 'available', ownerId: d.owner_id }), d.asset, true);
-      await applyPosting(m, `chargeback:${reference}`, 'chargeback', Movements.chargeback(d.owner_id, { minor: BigInt(d.amount_minor), asset: d.asset }, available));
+      const available = await balanceOf(m, PAYMENT, accountKey({ kind: 'available', ownerId: d.owner_id }), d.asset, true);
+      await applyPosting(m, PAYMENT, `chargeback:${reference}`, 'chargeback', Movements.chargeback(d.owner_id, { minor: BigInt(d.amount_minor), asset: d.asset }, available));
       await m.query('UPDATE payment.deposit SET charged_back_at = now() WHERE reference = $1', [reference]);
       return 'done';
     });

@@ -1,39 +1,15 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
+import { createDoubleEntryTables, dropDoubleEntryTables } from '@tollgate/persistence';
 
 /**
- * Issue 5: wallets as double-entry accounts. `balance` is the running sum of
- * `entry` per account and asset (checked by `payment_ledger_check` in tests);
- * a CHECK keeps every owner account at or above zero, whatever the code does.
+ * Issue 5: wallets as double-entry accounts (balance, posting, entry: see
+ * createDoubleEntryTables), deposits, spend policies, approvals, x402 nonces.
  */
 export class PaymentWallets1764750000000 implements MigrationInterface {
   name = 'PaymentWallets1764750000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE TABLE payment.balance (
-        account text NOT NULL,
-        asset   text NOT NULL,
-        balance bigint NOT NULL DEFAULT 0,
-        PRIMARY KEY (account, asset),
-        CONSTRAINT balance_never_negative CHECK (balance >= 0 OR account IN ('external', 'platform:clearing') OR account LIKE 'owner:%:debt')
-      )`);
-    // A posting id names what it books (deposit:<ref>, hold:<holdId>, capture:<holdId>, void:<holdId>): the primary key makes each happen once.
-    await q.query(`
-      CREATE TABLE payment.posting (
-        posting_id text PRIMARY KEY,
-        kind       text NOT NULL CHECK (kind IN ('deposit', 'hold', 'capture', 'void', 'chargeback')),
-        intent_id  uuid,
-        created_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await q.query(`
-      CREATE TABLE payment.entry (
-        posting_id text NOT NULL REFERENCES payment.posting (posting_id),
-        seq        int NOT NULL,
-        account    text NOT NULL,
-        asset      text NOT NULL,
-        amount     bigint NOT NULL,
-        PRIMARY KEY (posting_id, seq)
-      )`);
+    await createDoubleEntryTables(q, 'payment', ['deposit', 'hold', 'capture', 'void', 'chargeback']);
     await q.query(`
       CREATE TABLE payment.deposit (
         deposit_id   uuid PRIMARY KEY,
@@ -105,6 +81,7 @@ export class PaymentWallets1764750000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE payment.hold DROP COLUMN captured_minor');
-    for (const t of ['x402_nonce', 'approval', 'charge', 'spend_policy', 'deposit', 'entry', 'posting', 'balance']) await q.query(`DROP TABLE payment.${t}`);
+    for (const t of ['x402_nonce', 'approval', 'charge', 'spend_policy', 'deposit']) await q.query(`DROP TABLE payment.${t}`);
+    await dropDoubleEntryTables(q, 'payment');
   }
 }

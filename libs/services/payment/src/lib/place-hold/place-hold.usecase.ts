@@ -4,9 +4,9 @@ import { type EntityManager } from 'typeorm';
 import { accountKey, decideSpend, Movements, periodEnd, periodStart, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
 import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor, WalletFunded } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
+import { applyPosting, balanceOf, InsufficientBalance } from '@tollgate/persistence';
+import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
-import { applyPosting, balanceOf, InsufficientBalance } from '../wallets/wallet-ledger';
 import { paymentRequired, requirementsFor } from '../x402/payment-required';
 import { type PaymentPayload, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 
@@ -60,7 +60,7 @@ export class PlaceHoldUseCase {
     const holdId = randomUUID();
     await manager.query('SAVEPOINT place_hold');
     try {
-      await applyPosting(manager, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: charged, asset }), request.intentId);
+      await applyPosting(manager, PAYMENT, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: charged, asset }), request.intentId);
     } catch (e) {
       if (!(e instanceof InsufficientBalance)) throw e;
       await manager.query('ROLLBACK TO SAVEPOINT place_hold');
@@ -112,7 +112,7 @@ export class PlaceHoldUseCase {
        FROM payment.charge WHERE agent_id = $1 AND outcome = 'held' AND created_at >= LEAST($4, $7, now() - interval '1 minute')`,
       [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now), request.operationKey ?? null],
     );
-    const owed = -(await balanceOf(manager, accountKey({ kind: 'debt', ownerId: request.ownerId }), request.price.asset));
+    const owed = -(await balanceOf(manager, PAYMENT, accountKey({ kind: 'debt', ownerId: request.ownerId }), request.price.asset));
     return decideSpend(policy, rules, {
       price, asset: request.price.asset, debtMinor: owed > 0n ? owed : 0n,
       spentInPeriodMinor: BigInt(f!.spent_period), periodEndsAt: periodEnd(policy.period, now),
@@ -172,8 +172,8 @@ export class PlaceHoldUseCase {
     const amount = { minor: BigInt(auth.value), asset: request.price.asset };
     const depositId = randomUUID();
     const reference = `x402:${settings.network}:${auth.nonce.toLowerCase()}`;
-    const owed = -(await balanceOf(manager, accountKey({ kind: 'debt', ownerId: request.ownerId }), amount.asset));
-    await applyPosting(manager, `deposit:${reference}`, 'deposit', Movements.deposit(request.ownerId, amount, owed > 0n ? owed : 0n), request.intentId);
+    const owed = -(await balanceOf(manager, PAYMENT, accountKey({ kind: 'debt', ownerId: request.ownerId }), amount.asset));
+    await applyPosting(manager, PAYMENT, `deposit:${reference}`, 'deposit', Movements.deposit(request.ownerId, amount, owed > 0n ? owed : 0n), request.intentId);
     await manager.query(
       'INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)',
       [depositId, reference, request.ownerId, 'x402', amount.minor.toString(), amount.asset],
@@ -186,7 +186,7 @@ export class PlaceHoldUseCase {
   private async noFunds(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<Refusal> {
     const asset = request.price.asset;
     const [wallet]: { n: string }[] = await manager.query('SELECT count(*) AS n FROM payment.deposit WHERE owner_id = $1 AND asset = $2', [request.ownerId, asset]);
-    const available = await balanceOf(manager, accountKey({ kind: 'available', ownerId: request.ownerId }), asset);
+    const available = await balanceOf(manager, PAYMENT, accountKey({ kind: 'available', ownerId: request.ownerId }), asset);
     const canX402 = asset === this.options.x402.assetCode;
     if (Number(wallet!.n) === 0 && canX402) {
       return {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { Movements } from '@tollgate/accounting';
-import { returnedRows } from '@tollgate/persistence';
-import { applyPosting } from '../wallets/wallet-ledger';
+import { applyPosting, returnedRows } from '@tollgate/persistence';
+import { PAYMENT } from '../payment.constants';
 
 /**
  * On CallSettled / CallRefunded: the pending hold is captured (payment's half
@@ -16,13 +16,13 @@ export class ResolveHoldUseCase {
     const hold = await this.resolve(manager, holdId, 'posted', capturedMinor);
     if (!hold) return;
     const captured = capturedMinor > hold.amount ? hold.amount : capturedMinor;
-    await applyPosting(manager, `capture:${holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured), hold.intentId);
+    await applyPosting(manager, PAYMENT, `capture:${holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured), hold.intentId);
   }
 
   async void(manager: EntityManager, holdId: string): Promise<void> {
     const hold = await this.resolve(manager, holdId, 'voided');
     if (!hold) return;
-    await applyPosting(manager, `void:${holdId}`, 'void', Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }), hold.intentId);
+    await applyPosting(manager, PAYMENT, `void:${holdId}`, 'void', Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }), hold.intentId);
   }
 
   private async resolve(manager: EntityManager, holdId: string, outcome: 'posted' | 'voided', captured?: bigint) {

@@ -7,7 +7,7 @@ import { SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from '../settlement.constants';
 import { type SettlementOptions } from '../settlement.options';
 
 export type CallFact =
-  | { kind: 'held'; holdId: string; amountMinor: string; asset: string }
+  | { kind: 'held'; holdId: string; ownerId: string; amountMinor: string; asset: string }
   | { kind: 'dispatched'; providerId: string }
   | { kind: 'confirmed' }
   | { kind: 'rejected'; reason: string };
@@ -28,7 +28,7 @@ export class RecordCallFactUseCase {
     await manager.query('INSERT INTO settlement.verification (intent_id) VALUES ($1) ON CONFLICT DO NOTHING', [intentId]);
     switch (fact.kind) {
       case 'held':
-        await manager.query('UPDATE settlement.verification SET hold_id = $2, amount_minor = $3, asset = $4 WHERE intent_id = $1', [intentId, fact.holdId, fact.amountMinor, fact.asset]);
+        await manager.query('UPDATE settlement.verification SET hold_id = $2, amount_minor = $3, asset = $4, owner_id = $5 WHERE intent_id = $1', [intentId, fact.holdId, fact.amountMinor, fact.asset, fact.ownerId]);
         break;
       case 'dispatched':
         await manager.query('UPDATE settlement.verification SET provider_id = $2 WHERE intent_id = $1', [intentId, fact.providerId]);
@@ -47,14 +47,16 @@ export class RecordCallFactUseCase {
   }
 
   private async refundIfRejected(manager: EntityManager, intentId: string, causationId: string): Promise<void> {
-    const rows = returnedRows<{ hold_id: string; amount_minor: string; asset: string; reason: string }>(await manager.query(
+    const rows = returnedRows<{ hold_id: string; amount_minor: string; asset: string; reason: string; owner_id: string | null }>(await manager.query(
       `UPDATE settlement.verification SET state = 'refunded', closed_at = now()
         WHERE intent_id = $1 AND state = 'open' AND effect = 'rejected' AND hold_id IS NOT NULL
-        RETURNING hold_id, amount_minor, asset, reason`,
+        RETURNING hold_id, amount_minor, asset, reason, owner_id`,
       [intentId],
     ));
     for (const r of rows) {
-      await this.outbox.append(manager, CallRefunded, { intentId, holdId: r.hold_id, amount: money(BigInt(r.amount_minor), r.asset), reason: r.reason }, { causationId });
+      await this.outbox.append(manager, CallRefunded, {
+        intentId, holdId: r.hold_id, amount: money(BigInt(r.amount_minor), r.asset), reason: r.reason, ...(r.owner_id ? { ownerId: r.owner_id } : {}),
+      }, { causationId });
     }
   }
 }

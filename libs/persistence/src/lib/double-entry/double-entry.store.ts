@@ -1,0 +1,90 @@
+import { type Entry, mayGoNegative } from '@tollgate/accounting';
+import { type EntityManager, type QueryRunner } from 'typeorm';
+import { returnedRows } from '../service-data-source';
+
+/**
+ * A service's share of the double-entry ledger in its own schema: `posting`
+ * (named by what it books, so each happens once), its `entry` rows, and
+ * `balance`, the running sum per account and asset, kept at or above zero for
+ * every account that may not go negative by a CHECK as well as by the code.
+ */
+export async function createDoubleEntryTables(q: QueryRunner, schema: string, kinds: readonly string[]): Promise<void> {
+  await q.query(`
+    CREATE TABLE "${schema}".balance (
+      account text NOT NULL,
+      asset   text NOT NULL,
+      balance bigint NOT NULL DEFAULT 0,
+      PRIMARY KEY (account, asset),
+      CONSTRAINT balance_never_negative CHECK (balance >= 0 OR account IN ('external', 'platform:clearing') OR account LIKE 'owner:%:debt')
+    )`);
+  await q.query(`
+    CREATE TABLE "${schema}".posting (
+      posting_id text PRIMARY KEY,
+      kind       text NOT NULL CHECK (kind IN (${kinds.map((k) => `'${k}'`).join(', ')})),
+      intent_id  uuid,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`);
+  await q.query(`
+    CREATE TABLE "${schema}".entry (
+      posting_id text NOT NULL REFERENCES "${schema}".posting (posting_id),
+      seq        int NOT NULL,
+      account    text NOT NULL,
+      asset      text NOT NULL,
+      amount     bigint NOT NULL,
+      PRIMARY KEY (posting_id, seq)
+    )`);
+}
+
+export async function dropDoubleEntryTables(q: QueryRunner, schema: string): Promise<void> {
+  for (const t of ['entry', 'posting', 'balance']) await q.query(`DROP TABLE "${schema}".${t}`);
+}
+
+/** A debit that would take an owner account below zero: nothing of the posting is applied. */
+export class InsufficientBalance extends Error {
+  constructor(readonly account: string, readonly asset: string) {
+    super(`${account} cannot cover this ${asset} posting`);
+  }
+}
+
+/**
+ * Applies one balanced posting (built by `Movements` in libs/accounting) to
+ * PostgreSQL inside the caller's transaction. The posting id makes it happen
+ * once: a second apply of the same id changes nothing and returns false.
+ * Debits of accounts that may not go negative are guarded row by row (the row
+ * lock serialises concurrent holds on one wallet: the database decides who
+ * gets the last of a balance), and a CHECK constraint backs that up.
+ */
+export async function applyPosting(manager: EntityManager, schema: string, postingId: string, kind: string, entries: readonly Entry[], intentId?: string): Promise<boolean> {
+  const sums = new Map<string, bigint>();
+  for (const e of entries) sums.set(e.asset, (sums.get(e.asset) ?? 0n) + e.amount);
+  for (const [asset, sum] of sums) if (sum !== 0n) throw new Error(`posting ${postingId} does not balance in ${asset}`);
+  const fresh = await manager.query(`INSERT INTO "${schema}".posting (posting_id, kind, intent_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING posting_id`, [postingId, kind, intentId ?? null]);
+  if (fresh.length === 0) return false;
+  // Debits first, in a fixed order (no deadlock between two postings touching the same accounts).
+  const ordered = [...entries].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : a.account.localeCompare(b.account)));
+  for (const [seq, e] of ordered.entries()) {
+    if (e.amount < 0n && !mayGoNegative(e.account)) {
+      const debited = returnedRows(await manager.query(
+        `UPDATE "${schema}".balance SET balance = balance + $3 WHERE account = $1 AND asset = $2 AND balance + $3 >= 0 RETURNING balance`,
+        [e.account, e.asset, e.amount.toString()],
+      ));
+      if (debited.length === 0) throw new InsufficientBalance(e.account, e.asset);
+    } else {
+      await manager.query(
+        `INSERT INTO "${schema}".balance AS b (account, asset, balance) VALUES ($1, $2, $3)
+         ON CONFLICT (account, asset) DO UPDATE SET balance = b.balance + EXCLUDED.balance`,
+        [e.account, e.asset, e.amount.toString()],
+      );
+    }
+    await manager.query(`INSERT INTO "${schema}".entry (posting_id, seq, account, asset, amount) VALUES ($1, $2, $3, $4, $5)`, [postingId, seq, e.account, e.asset, e.amount.toString()]);
+  }
+  return true;
+}
+
+export async function balanceOf(manager: EntityManager, schema: string, account: string, asset: string, lock = false): Promise<bigint> {
+  const [row]: { balance: string }[] = await manager.query(
+    `SELECT balance FROM "${schema}".balance WHERE account = $1 AND asset = $2${lock ? ' FOR UPDATE' : ''}`,
+    [account, asset],
+  );
+  return BigInt(row?.balance ?? '0');
+}

@@ -1,0 +1,55 @@
+import { BadRequestException, Controller, Get, Param, Query } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { LEDGER } from '../ledger.constants';
+
+interface BalanceRow { account: string; asset: string; balance: string }
+
+function asOfTime(asOf?: string): Date {
+  if (asOf === undefined) return new Date();
+  const t = new Date(asOf);
+  if (Number.isNaN(t.getTime())) throw new BadRequestException({ code: 'AS_OF_INVALID', message: 'asOf must be an ISO 8601 time.' });
+  return t;
+}
+
+/**
+ * Finance: balances of the double-entry journal as of any time. `totals` is
+ * the sum per asset over every account — zero whenever every posting balanced
+ * (the platform's clearing account carries a capture between payment's half and
+ * settlement's half).
+ */
+@Controller('balances')
+export class BalancesController {
+  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
+
+  @Get()
+  async all(@Query('asOf') asOf?: string) {
+    const at = asOfTime(asOf);
+    const rows: BalanceRow[] = await this.dataSource.query(
+      'SELECT account, asset, sum(amount)::text AS balance FROM ledger.journal_entry WHERE occurred_at <= $1 GROUP BY account, asset ORDER BY account, asset', [at],
+    );
+    const totals = new Map<string, bigint>();
+    for (const r of rows) totals.set(r.asset, (totals.get(r.asset) ?? 0n) + BigInt(r.balance));
+    return { asOf: at.toISOString(), accounts: rows, totals: [...totals].map(([asset, sum]) => ({ asset, sum: sum.toString() })) };
+  }
+
+  @Get('owners/:ownerId')
+  owner(@Param('ownerId') ownerId: string, @Query('asOf') asOf?: string) {
+    return this.prefixed(`owner:${ownerId}:`, asOf);
+  }
+
+  @Get('providers/:providerId')
+  provider(@Param('providerId') providerId: string, @Query('asOf') asOf?: string) {
+    return this.prefixed(`provider:${providerId}:`, asOf);
+  }
+
+  private async prefixed(prefix: string, asOf?: string) {
+    const at = asOfTime(asOf);
+    const rows: BalanceRow[] = await this.dataSource.query(
+      `SELECT account, asset, sum(amount)::text AS balance FROM ledger.journal_entry
+        WHERE starts_with(account, $1) AND occurred_at <= $2 GROUP BY account, asset ORDER BY account, asset`,
+      [prefix, at],
+    );
+    return { asOf: at.toISOString(), accounts: rows };
+  }
+}
