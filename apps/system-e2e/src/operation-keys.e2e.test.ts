@@ -129,11 +129,18 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     // The provider answers after the call's deadline: execution records OutcomeUnknown.
     const first = await call('slow_echo', { message: 'late', delayMs: CALL_DEADLINE_MS + 2000 }, key);
     expect(errorOf(first)?.code).toBe('IDEMPOTENCY_IN_PROGRESS');
-    const settled = await waitFor('the unknown outcome', async () => {
+    // Until the reconciler's verdict (read-only: not delivered, refunded) the answer is IDEMPOTENCY_RESULT_UNAVAILABLE;
+    // the verdict may come within one reconcile interval, so a busy machine can see it replaced already.
+    const seen: string[] = [];
+    const answered = await waitFor('the unknown outcome', async () => {
       const r = await call('slow_echo', { message: 'late', delayMs: CALL_DEADLINE_MS + 2000 }, key);
-      return errorOf(r)?.code === 'IDEMPOTENCY_RESULT_UNAVAILABLE' ? r : undefined;
-    }, 20_000, 500);
-    expect(errorOf(settled)).toMatchObject({ retryable: false, intentId: errorOf(first)!.intentId });
+      seen.push(errorOf(r)?.code ?? 'ok');
+      return errorOf(r)?.code !== 'IDEMPOTENCY_IN_PROGRESS' ? r : undefined;
+    }, 20_000, 250).catch((e) => { throw new Error(`${String(e)}; answers seen: ${seen.join(', ')}`); });
+    expect(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'PROVIDER_SYSTEM_ERROR']).toContain(errorOf(answered)?.code);
+    expect(errorOf(answered)).toMatchObject({ retryable: false, intentId: errorOf(first)!.intentId });
+    const unknown = await pg.query(`SELECT count(*) AS n FROM execution.outbox_event WHERE envelope->>'type' = 'OutcomeUnknown' AND envelope->'payload'->>'intentId' = $1`, [errorOf(first)!.intentId]);
+    expect(Number(unknown.rows[0].n)).toBe(1);
     expect(await dispatches(errorOf(first)!.intentId!)).toBe(1);
   });
 
