@@ -111,18 +111,26 @@ function line(mode: string, r: { direct: Record<string, Stats>; gateway: Record<
 }
 
 async function main(): Promise<void> {
-  const dist = await distributed();
-  process.stdout.write(`${line('distributed', dist)}\n`);
-  const emb = await embedded();
-  process.stdout.write(`${line('embedded', emb)}\n`);
+  // BENCH_MODES=embedded (or distributed) runs one mode only; the results file keeps the other mode's last figures.
+  const modes = (process.env['BENCH_MODES'] ?? 'distributed,embedded').split(',');
   const out = path.resolve(__dirname, '../results');
   mkdirSync(out, { recursive: true });
   const file = path.join(out, 'call-tool.json');
-  writeFileSync(file, JSON.stringify({
-    at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version },
-    distributed: { ...dist, overheadP50Ms: +(dist.gateway['one']!.p50Ms - dist.direct['one']!.p50Ms).toFixed(3) },
-    embedded: { ...emb, overheadP50Ms: +(emb.gateway['one']!.p50Ms - emb.direct['one']!.p50Ms).toFixed(3) },
-  }, null, 2) + '\n');
+  const previous = (() => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  })();
+  const result: Record<string, unknown> = { ...previous, at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version } };
+  for (const [mode, fn] of [['distributed', distributed], ['embedded', embedded]] as const) {
+    if (!modes.includes(mode)) continue;
+    const r = await fn();
+    process.stdout.write(`${line(mode, r)}\n`);
+    result[mode] = { ...r, overheadP50Ms: +(r.gateway['one']!.p50Ms - r.direct['one']!.p50Ms).toFixed(3), at: new Date().toISOString() };
+  }
+  writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(`written to ${file}\n`);
 }
 

@@ -49,12 +49,16 @@ export class InsufficientBalance extends Error {
 /**
  * Applies one balanced posting (built by `Movements` in libs/accounting) to
  * PostgreSQL inside the caller's transaction. The posting id makes it happen
- * once: a second apply of the same id changes nothing and returns false.
+ * once: a second apply of the same id changes nothing and returns false (as
+ * does a posting that moves nothing).
  * Debits of accounts that may not go negative are guarded row by row (the row
  * lock serialises concurrent holds on one wallet: the database decides who
  * gets the last of a balance), and a CHECK constraint backs that up.
  */
-export async function applyPosting(manager: EntityManager, schema: string, postingId: string, kind: string, entries: readonly Entry[], intentId?: string): Promise<boolean> {
+export async function applyPosting(manager: EntityManager, schema: string, postingId: string, kind: string, allEntries: readonly Entry[], intentId?: string): Promise<boolean> {
+  // Nothing moves (a free call's hold): no posting, and no lock on the wallet's rows.
+  const entries = allEntries.filter((e) => e.amount !== 0n);
+  if (entries.length === 0) return false;
   const sums = new Map<string, bigint>();
   for (const e of entries) sums.set(e.asset, (sums.get(e.asset) ?? 0n) + e.amount);
   for (const [asset, sum] of sums) if (sum !== 0n) throw new Error(`posting ${postingId} does not balance in ${asset}`);

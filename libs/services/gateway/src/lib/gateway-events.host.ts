@@ -31,8 +31,10 @@ export class GatewayEventsHost extends ServiceEventsHost {
   protected consumers() {
     const fold = <P extends { intentId: string }>(toFact: (p: P) => CallOutcomeFact) =>
       async ({ manager, payload, afterCommit }: { manager: import('typeorm').EntityManager; payload: P; afterCommit(fn: () => void): void }) => {
-        await this.outcome.execute(manager, payload.intentId, toFact(payload));
-        afterCommit(() => this.waiters.notify(payload.intentId));
+        const fact = toFact(payload);
+        await this.outcome.execute(manager, payload.intentId, fact);
+        // A hold alone never completes an answer: no waiter to wake.
+        if (fact.kind !== 'held') afterCommit(() => this.waiters.notify(payload.intentId));
       };
     return [
       {

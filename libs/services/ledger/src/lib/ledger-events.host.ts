@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
-import { CallLifeEvents, CallRefunded, CallSettled, type EventDefinition, PaymentHeld, PayoutIssued, WalletFunded } from '@tollgate/contracts';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { CallLifeEvents, CallRefunded, CallSettled, type EventDefinition, type EventEnvelope, PaymentHeld, PayoutIssued, WalletFunded } from '@tollgate/contracts';
 import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
@@ -23,20 +23,22 @@ export class LedgerEventsHost extends ServiceEventsHost {
   }
 
   protected consumers() {
+    // One consumer, one transaction per event: the timeline entry and, for money events, the journal postings.
+    const journal: Partial<Record<string, (m: EntityManager, e: EventEnvelope, p: never) => Promise<void>>> = {
+      [PaymentHeld.type]: (m, e, p) => this.journal.paymentHeld(m, e, p),
+      [CallSettled.type]: (m, e, p) => this.journal.callSettled(m, e, p),
+      [CallRefunded.type]: (m, e, p) => this.journal.callRefunded(m, e, p),
+    };
     return [
       {
         name: 'ledger.timeline',
-        handlers: (CallLifeEvents as readonly EventDefinition<{ intentId: string }>[]).map((event) =>
-          on(event, ({ manager, envelope, payload }) => this.record.execute(manager, event, envelope, payload.intentId)),
-        ),
-      },
-      {
-        name: 'ledger.journal',
         handlers: [
+          ...(CallLifeEvents as readonly EventDefinition<{ intentId: string }>[]).map((event) =>
+            on(event, async ({ manager, envelope, payload }) => {
+              await this.record.execute(manager, event, envelope, payload.intentId);
+              await journal[event.type]?.(manager, envelope, payload as never);
+            })),
           on(WalletFunded, ({ manager, envelope, payload }) => this.journal.walletFunded(manager, envelope, payload)),
-          on(PaymentHeld, ({ manager, envelope, payload }) => this.journal.paymentHeld(manager, envelope, payload)),
-          on(CallSettled, ({ manager, envelope, payload }) => this.journal.callSettled(manager, envelope, payload)),
-          on(CallRefunded, ({ manager, envelope, payload }) => this.journal.callRefunded(manager, envelope, payload)),
           on(PayoutIssued, ({ manager, envelope, payload }) => this.journal.payoutIssued(manager, envelope, payload)),
         ],
       },

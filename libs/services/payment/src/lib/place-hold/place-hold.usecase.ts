@@ -100,7 +100,7 @@ export class PlaceHoldUseCase {
     };
     const now = new Date();
     const rules = this.options.velocity;
-    const [f]: { spent_period: string; calls_minute: string; spent_minute: string; same_request: string; free_today: string; approved: boolean }[] = await manager.query(
+    const [f]: { spent_period: string; calls_minute: string; spent_minute: string; same_request: string; free_today: string; approved: boolean; debt: string }[] = await manager.query(
       `SELECT
          COALESCE(sum(amount_minor) FILTER (WHERE created_at >= $4 AND asset = $5), 0) AS spent_period,
          count(*) FILTER (WHERE created_at > now() - interval '1 minute') AS calls_minute,
@@ -108,11 +108,12 @@ export class PlaceHoldUseCase {
          count(*) FILTER (WHERE tool_id = $2 AND arguments_hash = $3 AND created_at > now() - ($6::int * interval '1 millisecond')) AS same_request,
          count(*) FILTER (WHERE tool_id = $2 AND free AND created_at >= $7) AS free_today,
          EXISTS (SELECT 1 FROM payment.approval a WHERE a.agent_id = $1 AND a.tool_id = $2 AND a.arguments_hash = $3
-                   AND COALESCE(a.operation_key, '') = COALESCE($8, '') AND a.status = 'approved') AS approved
+                   AND COALESCE(a.operation_key, '') = COALESCE($8, '') AND a.status = 'approved') AS approved,
+         COALESCE((SELECT -balance FROM payment.balance WHERE account = $9 AND asset = $5), 0) AS debt
        FROM payment.charge WHERE agent_id = $1 AND outcome = 'held' AND created_at >= LEAST($4, $7, now() - interval '1 minute')`,
-      [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now), request.operationKey ?? null],
+      [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now), request.operationKey ?? null, accountKey({ kind: 'debt', ownerId: request.ownerId })],
     );
-    const owed = -(await balanceOf(manager, PAYMENT, accountKey({ kind: 'debt', ownerId: request.ownerId }), request.price.asset));
+    const owed = BigInt(f!.debt);
     return decideSpend(policy, rules, {
       price, asset: request.price.asset, debtMinor: owed > 0n ? owed : 0n,
       spentInPeriodMinor: BigInt(f!.spent_period), periodEndsAt: periodEnd(policy.period, now),
