@@ -144,6 +144,26 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     expect(await dispatches(errorOf(first)!.intentId!)).toBe(1);
   });
 
+  it('answers INTERNAL_SERVER_ERROR (retryable, no internal text) when the gateway fails unexpectedly; the retry with the same key runs the call once', async () => {
+    const key = `ise-${Date.now()}`;
+    const args = { source_id: 'doc-ise', title: 'After the outage' };
+    // An unexpected failure inside the gateway: the table that records operation keys is briefly gone.
+    await pg.query('ALTER TABLE gateway.operation_key RENAME TO operation_key_away');
+    let failed: CallToolResult;
+    try {
+      failed = await call('create_review_ticket', args, key);
+    } finally {
+      await pg.query('ALTER TABLE gateway.operation_key_away RENAME TO operation_key');
+    }
+    expect(errorOf(failed)).toEqual({ code: 'INTERNAL_SERVER_ERROR', retryable: true, message: 'The gateway failed unexpectedly. Retry with the same operation key.' });
+    expect(JSON.stringify(failed)).not.toMatch(/operation_key|relation|does not exist|QueryFailedError/);
+    expect(await ticketsFor(key)).toHaveLength(0);
+    const retried = await call('create_review_ticket', args, key);
+    expect(retried.isError).toBeFalsy();
+    expect(retried._meta?.['assay/replayed']).toBeUndefined();
+    expect(await ticketsFor(key)).toHaveLength(1);
+  });
+
   it('answers IDEMPOTENCY_ATTEMPT_STALLED when execution died after dispatch (kill -9), and never dispatches again', async () => {
     const key = `stall-${Date.now()}`;
     const pending = call('slow_echo', { message: 'orphan', delayMs: 2500 }, key);
