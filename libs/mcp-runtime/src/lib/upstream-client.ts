@@ -12,8 +12,11 @@ export const MAX_LIST_TOOLS = 1000;
 /** R6: one tool's metadata (its JSON in tools/list) at most this many bytes. */
 export const MAX_TOOL_METADATA_BYTES = 64_000;
 
-/** `refused`: the request never reached the provider's tool (connection refused, 502/503/504): safe to send elsewhere. */
-export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused';
+/**
+ * `refused`: the request never reached the provider's tool (connection refused, 502/503/504): safe to send elsewhere.
+ * `scope`: the call had no complete trusted scope (R1) and was never sent.
+ */
+export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused' | 'scope';
 
 /** A failure talking to an upstream MCP server; `kind` tells whether the request may have reached it. */
 export class UpstreamError extends Error {
@@ -84,7 +87,30 @@ export async function withUpstream<T>(scope: UpstreamScope, fn: (client: Client,
   }
 }
 
+/** The trusted actor a call runs for (R1): from the credential the gateway authenticated, never from arguments. */
+export interface TrustedActor {
+  /** The tenant: the agent's owner. */
+  tenantId: string;
+  /** The user: the agent itself. */
+  userId: string;
+}
+
+/**
+ * Who a call is for and through what it was authorised (R1, source 004's
+ * `McpClientScope`): the actor, the saved workspace (the owner's), toolset (the
+ * MCP URL profile) and server (the provider binding). The host checks access
+ * and the binding before and after the I/O; the runtime refuses a call whose
+ * scope is incomplete, before any I/O, and never forwards the actor upstream.
+ */
+export interface CallScope {
+  actor: TrustedActor;
+  workspaceId: string;
+  toolsetId: string;
+  serverName: string;
+}
+
 export interface UpstreamCall extends UpstreamScope {
+  scope: CallScope;
   toolName: string;
   arguments: Record<string, unknown>;
   /** Forwarded in the request's `_meta`, so the provider can deduplicate (B5). */
@@ -137,7 +163,16 @@ export function closeUpstreamSessions(): Promise<void> {
   return sessions.closeAll();
 }
 
+/** The first missing part of a call scope, if any. */
+export function incompleteScope(scope: CallScope | undefined): string | undefined {
+  if (!scope) return 'scope';
+  const parts: [string, unknown][] = [['actor.tenantId', scope.actor?.tenantId], ['actor.userId', scope.actor?.userId], ['workspaceId', scope.workspaceId], ['toolsetId', scope.toolsetId], ['serverName', scope.serverName]];
+  return parts.find(([, v]) => typeof v !== 'string' || v.length === 0)?.[0];
+}
+
 export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResult> {
+  const missing = incompleteScope(call.scope);
+  if (missing) throw new UpstreamError('scope', `the call has no trusted ${missing}; it was not sent`);
   const _meta: Record<string, unknown> = { 'tollgate/intentId': call.intentId };
   if (call.operationKey) _meta['tollgate/operationKey'] = call.operationKey;
   const request = { name: call.toolName, arguments: call.arguments, _meta };

@@ -51,7 +51,10 @@ export class ExecutionEventsHost extends ServiceEventsHost {
         handlers: [
           on(CallRequested, async ({ manager, payload: p, envelope, afterCommit }) => {
             const d = await this.dispatch.record(manager, p.intentId, {
-              request: { toolId: p.toolId, arguments: p.arguments, deadlineAt: p.deadlineAt, ...(p.operationKey ? { operationKey: p.operationKey } : {}) },
+              request: {
+                toolId: p.toolId, arguments: p.arguments, deadlineAt: p.deadlineAt, ownerId: p.ownerId, agentId: p.agentId, mcpUrlId: p.mcpUrlId,
+                ...(p.operationKey ? { operationKey: p.operationKey } : {}),
+              },
             }, envelope.eventId);
             if (d) afterCommit(() => this.dispatch.start(d));
           }),

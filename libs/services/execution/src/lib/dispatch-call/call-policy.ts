@@ -10,7 +10,7 @@ export const MAX_RESULT_BYTES = 2_500_000;
  * outcome, reconciled by operation key, never sent again.
  */
 export function mayFallBack(failure: UpstreamFailureKind, kind: 'read' | 'write'): boolean {
-  if (failure === 'refused') return true;
+  if (failure === 'refused' || failure === 'scope') return true;
   return kind === 'read' && failure !== 'deadline';
 }
 

@@ -6,7 +6,7 @@ import {
   type UpstreamResultDto,
 } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { callUpstreamTool, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
+import { callUpstreamTool, type TrustedActor, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { returnedRows } from '@tollgate/persistence';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
@@ -23,6 +23,21 @@ interface ReadyCall {
   output_schema: Record<string, unknown> | null;
   kind: 'read' | 'write' | null;
   read_back: ReadBackSpec | null;
+  owner_id: string | null;
+  agent_id: string | null;
+  mcp_url_id: string | null;
+}
+
+/** The part of the R1 scope that is the same for every binding of a call (the server is the binding's provider). */
+export interface CallAuthority {
+  actor: TrustedActor;
+  workspaceId: string;
+  toolsetId: string;
+}
+
+/** From the pending call's columns: the owner is the tenant and its workspace, the agent the user, the MCP URL the toolset. */
+export function callAuthority(row: { owner_id: string | null; agent_id: string | null; mcp_url_id: string | null }): CallAuthority {
+  return { actor: { tenantId: row.owner_id ?? '', userId: row.agent_id ?? '' }, workspaceId: row.owner_id ?? '', toolsetId: row.mcp_url_id ?? '' };
 }
 
 export interface Dispatch {
@@ -37,6 +52,7 @@ export interface Dispatch {
   outputSchema: Record<string, unknown> | null;
   kind: 'read' | 'write';
   readBack: ReadBackSpec | null;
+  authority: CallAuthority;
 }
 
 export type ReadBackOutcome = { status: 'found'; resource: Record<string, unknown>; result: UpstreamResultDto } | { status: 'missing' } | { status: 'unreachable'; detail: string };
@@ -84,21 +100,22 @@ export class DispatchCallUseCase {
   async record(
     manager: EntityManager,
     intentId: string,
-    half: { request: { toolId: string; arguments: Record<string, unknown>; operationKey?: string; deadlineAt: string } } | { holdId: string },
+    half: { request: { toolId: string; arguments: Record<string, unknown>; operationKey?: string; deadlineAt: string; ownerId: string; agentId: string; mcpUrlId: string } } | { holdId: string },
     causationId: string,
   ): Promise<Dispatch | undefined> {
     await manager.query('INSERT INTO execution.pending_call (intent_id) VALUES ($1) ON CONFLICT DO NOTHING', [intentId]);
     if ('request' in half) {
       const r = half.request;
       await manager.query(
-        'UPDATE execution.pending_call SET tool_id = $2, arguments = $3, operation_key = $4, deadline_at = $5, updated_at = now() WHERE intent_id = $1',
-        [intentId, r.toolId, JSON.stringify(r.arguments), r.operationKey ?? null, r.deadlineAt],
+        `UPDATE execution.pending_call SET tool_id = $2, arguments = $3, operation_key = $4, deadline_at = $5, owner_id = $6, agent_id = $7, mcp_url_id = $8, updated_at = now()
+          WHERE intent_id = $1`,
+        [intentId, r.toolId, JSON.stringify(r.arguments), r.operationKey ?? null, r.deadlineAt, r.ownerId, r.agentId, r.mcpUrlId],
       );
     } else {
       await manager.query('UPDATE execution.pending_call SET hold_id = $2, updated_at = now() WHERE intent_id = $1', [intentId, half.holdId]);
     }
     const [ready]: ReadyCall[] = await manager.query(
-      `SELECT p.intent_id, p.tool_id, p.arguments, p.operation_key, p.deadline_at, t.bindings, t.output_schema, t.kind, t.read_back
+      `SELECT p.intent_id, p.tool_id, p.arguments, p.operation_key, p.deadline_at, p.owner_id, p.agent_id, p.mcp_url_id, t.bindings, t.output_schema, t.kind, t.read_back
          FROM execution.pending_call p LEFT JOIN execution.tool_binding t ON t.tool_id = p.tool_id AND t.status = 'active'
         WHERE p.intent_id = $1 AND p.tool_id IS NOT NULL AND p.hold_id IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM execution.dispatch_attempt a WHERE a.intent_id = p.intent_id)
@@ -115,7 +132,7 @@ export class DispatchCallUseCase {
     }
     const dispatch: Dispatch = {
       intentId, toolId: ready.tool_id, bindings, arguments: ready.arguments, deadlineAt: ready.deadline_at, outputSchema: ready.output_schema,
-      operationKey: ready.operation_key ?? intentId, kind: ready.kind ?? 'write', readBack: ready.read_back,
+      operationKey: ready.operation_key ?? intentId, kind: ready.kind ?? 'write', readBack: ready.read_back, authority: callAuthority(ready),
     };
     await this.recordDispatch(manager, dispatch, 1, causationId);
     return dispatch;
@@ -187,7 +204,7 @@ export class DispatchCallUseCase {
     let raw;
     try {
       raw = await callUpstreamTool({
-        target: upstreamTarget(binding), toolName: binding.upstreamToolName, arguments: d.arguments,
+        target: upstreamTarget(binding), scope: { ...d.authority, serverName: binding.providerId }, toolName: binding.upstreamToolName, arguments: d.arguments,
         deadlineAt: d.deadlineAt.getTime(), intentId: d.intentId, operationKey: d.operationKey,
       });
     } catch (error) {
@@ -266,11 +283,11 @@ export class DispatchCallUseCase {
   }
 
   /** Reads a write's resource back through the declared read-back tool, by operation key. */
-  async readBack(d: Pick<Dispatch, 'intentId' | 'operationKey' | 'readBack'>, binding: ToolBindingDto): Promise<ReadBackOutcome> {
+  async readBack(d: Pick<Dispatch, 'intentId' | 'operationKey' | 'readBack' | 'authority'>, binding: ToolBindingDto): Promise<ReadBackOutcome> {
     const spec = d.readBack!;
     try {
       const raw = await callUpstreamTool({
-        target: upstreamTarget(binding), toolName: spec.tool, arguments: { [spec.keyArgument]: d.operationKey },
+        target: upstreamTarget(binding), scope: { ...d.authority, serverName: binding.providerId }, toolName: spec.tool, arguments: { [spec.keyArgument]: d.operationKey },
         deadlineAt: Date.now() + READ_BACK_MS, intentId: d.intentId, operationKey: d.operationKey,
       });
       if (raw.isError) return { status: 'missing' };

@@ -7,7 +7,7 @@ import { returnedRows } from '@tollgate/persistence';
 import { createLogger } from '@tollgate/observability';
 import { Inject } from '@nestjs/common';
 import { type ReadBackSpec } from '../dispatch-call/call-policy';
-import { DispatchCallUseCase, openReconciliation } from '../dispatch-call/dispatch-call.usecase';
+import { callAuthority, DispatchCallUseCase, openReconciliation } from '../dispatch-call/dispatch-call.usecase';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
 
 /** A dispatched attempt with no result this long past its deadline was interrupted (the process died mid-call). */
@@ -21,6 +21,9 @@ interface OpenCase {
   binding_id: string;
   arguments: Record<string, unknown>;
   operation_key: string | null;
+  owner_id: string | null;
+  agent_id: string | null;
+  mcp_url_id: string | null;
   kind: 'read' | 'write' | null;
   read_back: ReadBackSpec | null;
   bindings: ToolBindingDto[] | null;
@@ -71,7 +74,8 @@ export class ReconcileCallsUseCase {
       });
     }
     const open: OpenCase[] = await this.dataSource.query(
-      `SELECT r.intent_id, r.attempt, r.reason, a.status AS attempt_status, a.binding_id, p.arguments, p.operation_key, t.kind, t.read_back, t.bindings
+      `SELECT r.intent_id, r.attempt, r.reason, a.status AS attempt_status, a.binding_id, p.arguments, p.operation_key, p.owner_id, p.agent_id, p.mcp_url_id,
+              t.kind, t.read_back, t.bindings
          FROM execution.reconciliation r
          JOIN execution.dispatch_attempt a ON a.intent_id = r.intent_id AND a.attempt = r.attempt
          JOIN execution.pending_call p ON p.intent_id = r.intent_id
@@ -93,7 +97,7 @@ export class ReconcileCallsUseCase {
       return;
     }
     const operationKey = c.operation_key ?? c.intent_id;
-    const rb = await this.dispatch.readBack({ intentId: c.intent_id, operationKey, readBack: c.read_back }, binding);
+    const rb = await this.dispatch.readBack({ intentId: c.intent_id, operationKey, readBack: c.read_back, authority: callAuthority(c) }, binding);
     if (rb.status === 'unreachable') {
       await this.dataSource.query(`UPDATE execution.reconciliation SET last_error = $2 WHERE intent_id = $1`, [c.intent_id, rb.detail]);
       return;
