@@ -59,7 +59,7 @@ export class LedgerBook {
     if (this.seen.has(`deposit:${reference}`)) return { ok: false, reason: 'DUPLICATE' };
     this.seen.add(`deposit:${reference}`);
     this.deposits.set(reference, { ownerId, amount });
-    const owed = -this.balance({ kind: 'debt', ownerId }, amount.asset);
+    const owed = this.owed(ownerId, amount.asset);
     return this.apply({ id: `deposit:${reference}`, kind: 'deposit', entries: Movements.deposit(ownerId, amount, owed) });
   }
 
@@ -94,7 +94,7 @@ export class LedgerBook {
     h.state = 'posted';
     // Both halves of the capture (payment's, then settlement's): clearing is back to zero after them.
     return this.applyAll([
-      { id: `capture:${holdId}`, kind: 'capture', entries: Movements.capture(h.ownerId, h.amount, captured.minor) },
+      { id: `capture:${holdId}`, kind: 'capture', entries: Movements.capture(h.ownerId, h.amount, captured.minor, this.owed(h.ownerId, h.amount.asset)) },
       { id: `settle:${holdId}`, kind: 'settle', entries: Movements.settle(providerId, captured, fee) },
     ]);
   }
@@ -105,7 +105,7 @@ export class LedgerBook {
     if (!h) return { ok: false, reason: 'HOLD_UNKNOWN' };
     if (h.state !== 'pending') return { ok: false, reason: 'HOLD_ALREADY_RESOLVED' };
     h.state = 'voided';
-    return this.apply({ id: `void:${holdId}`, kind: 'void', entries: Movements.void(h.ownerId, h.amount) });
+    return this.apply({ id: `void:${holdId}`, kind: 'void', entries: Movements.void(h.ownerId, h.amount, this.owed(h.ownerId, h.amount.asset)) });
   }
 
   /** Money out to a provider, from what the platform owes it. */
@@ -115,6 +115,11 @@ export class LedgerBook {
     if (this.balance({ kind: 'payable', providerId }, amount.asset) < amount.minor) return { ok: false, reason: 'INSUFFICIENT_FUNDS' };
     this.seen.add(`payout:${payoutId}`);
     return this.apply({ id: `payout:${payoutId}`, kind: 'payout', entries: Movements.payout(providerId, amount) });
+  }
+
+  /** What an owner owes the platform, as a positive amount. */
+  private owed(ownerId: string, asset: string): bigint {
+    return -this.balance({ kind: 'debt', ownerId }, asset);
   }
 
   private apply(p: Posting): Outcome {

@@ -44,18 +44,18 @@ export const Movements = {
     return pair({ kind: 'available', ownerId }, { kind: 'held', ownerId }, amount);
   },
 
-  /** Releases a whole hold: held → available. */
-  void(ownerId: string, held: Money): Entry[] {
-    return pair({ kind: 'held', ownerId }, { kind: 'available', ownerId }, held);
+  /** Releases a whole hold: held → what the owner owes first (`owed` ≥ 0, a debt incurred meanwhile), the rest to available. */
+  void(ownerId: string, held: Money, owed = 0n): Entry[] {
+    return nonZero([{ account: accountKey({ kind: 'held', ownerId }), asset: held.asset, amount: -held.minor }, ...release(ownerId, held.asset, held.minor, owed)]);
   },
 
-  /** Payment's half of a capture: the hold leaves `held`; `captured` goes to clearing, the rest back to available. */
-  capture(ownerId: string, held: Money, captured: bigint): Entry[] {
+  /** Payment's half of a capture: the hold leaves `held`; `captured` goes to clearing, the rest is released as by `void`. */
+  capture(ownerId: string, held: Money, captured: bigint, owed = 0n): Entry[] {
     const a = held.asset;
     return nonZero([
       { account: accountKey({ kind: 'held', ownerId }), asset: a, amount: -held.minor },
       { account: accountKey({ kind: 'clearing' }), asset: a, amount: captured },
-      { account: accountKey({ kind: 'available', ownerId }), asset: a, amount: held.minor - captured },
+      ...release(ownerId, a, held.minor - captured, owed),
     ]);
   },
 
@@ -89,6 +89,15 @@ export function splitFee(gross: bigint, feeBps: number): { fee: bigint; net: big
   // Floor: the platform never rounds in its own favour by more than the minor unit's fraction.
   const fee = (gross * BigInt(feeBps)) / 10_000n;
   return { fee, net: gross - fee };
+}
+
+/** Money coming back to an owner repays its debt first; a debt and an available balance never coexist. */
+function release(ownerId: string, asset: string, amount: bigint, owed: bigint): Entry[] {
+  const repaid = owed < amount ? owed : amount;
+  return [
+    { account: accountKey({ kind: 'debt', ownerId }), asset, amount: repaid },
+    { account: accountKey({ kind: 'available', ownerId }), asset, amount: amount - repaid },
+  ];
 }
 
 function pair(from: Account, to: Account, amount: Money): Entry[] {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { Movements } from '@tollgate/accounting';
-import { applyPosting, returnedRows } from '@tollgate/persistence';
+import { accountKey, Movements } from '@tollgate/accounting';
+import { applyPosting, balanceOf, returnedRows } from '@tollgate/persistence';
 import { PAYMENT } from '../payment.constants';
 
 /**
@@ -16,13 +16,21 @@ export class ResolveHoldUseCase {
     const hold = await this.resolve(manager, holdId, 'posted', capturedMinor);
     if (!hold) return;
     const captured = capturedMinor > hold.amount ? hold.amount : capturedMinor;
-    await applyPosting(manager, PAYMENT, `capture:${holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured), hold.intentId);
+    const owed = await this.owed(manager, hold.ownerId, hold.asset);
+    await applyPosting(manager, PAYMENT, `capture:${holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured, owed), hold.intentId);
   }
 
   async void(manager: EntityManager, holdId: string): Promise<void> {
     const hold = await this.resolve(manager, holdId, 'voided');
     if (!hold) return;
-    await applyPosting(manager, PAYMENT, `void:${holdId}`, 'void', Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }), hold.intentId);
+    const owed = await this.owed(manager, hold.ownerId, hold.asset);
+    await applyPosting(manager, PAYMENT, `void:${holdId}`, 'void', Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }, owed), hold.intentId);
+  }
+
+  /** Money coming back to an owner repays a debt incurred meanwhile first (a chargeback while the hold was pending). */
+  private async owed(manager: EntityManager, ownerId: string, asset: string): Promise<bigint> {
+    const debt = await balanceOf(manager, PAYMENT, accountKey({ kind: 'debt', ownerId }), asset, true);
+    return debt < 0n ? -debt : 0n;
   }
 
   private async resolve(manager: EntityManager, holdId: string, outcome: 'posted' | 'voided', captured?: bigint) {
