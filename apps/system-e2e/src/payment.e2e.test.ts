@@ -50,6 +50,13 @@ describe('payment and settlement (issue 5)', () => {
     callThrough(c, 'convert_currency', { amount: String(n), from: 'EUR', to: 'USD' }, key, meta);
   const ledgerBalances = async (path = ''): Promise<Balances> => (await fetch(`${ledger}/balances${path}`)).json() as Promise<Balances>;
   const balanceIn = (b: Balances, account: string) => b.accounts.find((a) => a.account === account && a.asset === 'USDC')?.balance ?? '0';
+  /** The ledger's journal (a projection of the events) agrees with payment's own books for this owner, once caught up. */
+  const ledgerAgrees = (ownerId: string) => waitFor(`ledger agrees with payment for ${ownerId}`, async () => {
+    const w = await wallet(ownerId);
+    const b = await ledgerBalances(`/owners/${ownerId}`);
+    return balanceIn(b, `owner:${ownerId}:available`) === w.available && balanceIn(b, `owner:${ownerId}:held`) === w.held
+      && (-BigInt(balanceIn(b, `owner:${ownerId}:debt`))).toString() === w.debt;
+  }, 15_000, 200);
   /** The agent's side of G5.4: replay with the same key until the receipt's status is final. */
   const finalReceipt = async (c: Client, name: string, args: Record<string, unknown>, key: string) => {
     let last: CallToolResult | undefined;
@@ -195,6 +202,7 @@ describe('payment and settlement (issue 5)', () => {
     it('gives every refunded hold back: the wallet holds nothing and lost nothing', async () => {
       await waitFor('holds released', async () => (await wallet(a.ownerId)).held === '0', 20_000, 200);
       expect(await wallet(a.ownerId)).toEqual({ asset: 'USDC', available: '5000', held: '0', debt: '0' });
+      await ledgerAgrees(a.ownerId);
     });
   });
 
@@ -263,11 +271,13 @@ describe('payment and settlement (issue 5)', () => {
       expect((await convert(client, 1)).isError).toBeFalsy();
       expect((await admin('POST', `${pay}/admin/deposits/bank-debt-${ownerId}/chargeback`)).json).toMatchObject({ chargedBack: true });
       expect(await wallet(ownerId)).toMatchObject({ available: '0', debt: '500' });
+      await ledgerAgrees(ownerId);
       const e = errorOf(await convert(client, 2));
       expect(e).toMatchObject({ code: 'PAYMENT_DEBT_OUTSTANDING', retryable: false, details: { debt: { amountMinor: '500', asset: 'USDC' } } });
       await deposit(ownerId, `bank-repay-${ownerId}`, 1000n);
       expect(await wallet(ownerId)).toMatchObject({ available: '500', debt: '0' });
       expect((await convert(client, 2)).isError).toBeFalsy();
+      await ledgerAgrees(ownerId);
     });
 
     it('the approval flow: MCP_APPROVAL_REQUIRED names the approval; once the owner approves, the retry with the same key proceeds — once', async () => {

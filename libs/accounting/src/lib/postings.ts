@@ -21,7 +21,7 @@ export interface Entry {
 export const Movements = {
   /** Money in from outside: external → first what the owner owes (`owed` ≥ 0), the rest to available. */
   deposit(ownerId: string, amount: Money, owed = 0n): Entry[] {
-    const repaid = owed < amount.minor ? owed : amount.minor;
+    const repaid = repaidOf(owed, amount.minor);
     return nonZero([
       { account: accountKey({ kind: 'external' }), asset: amount.asset, amount: -amount.minor },
       { account: accountKey({ kind: 'debt', ownerId }), asset: amount.asset, amount: repaid },
@@ -75,6 +75,12 @@ export const Movements = {
   },
 };
 
+/** How much of `amount` coming to an owner goes to what it owes (`owed` ≥ 0): debts are repaid first. */
+export function repaidOf(owed: bigint, amount: bigint): bigint {
+  if (owed <= 0n || amount <= 0n) return 0n;
+  return owed < amount ? owed : amount;
+}
+
 /** Per asset, the entries' sum: every value is zero for a balanced posting. */
 export function imbalance(entries: readonly Entry[]): Map<string, bigint> {
   const out = new Map<string, bigint>();
@@ -93,7 +99,7 @@ export function splitFee(gross: bigint, feeBps: number): { fee: bigint; net: big
 
 /** Money coming back to an owner repays its debt first; a debt and an available balance never coexist. */
 function release(ownerId: string, asset: string, amount: bigint, owed: bigint): Entry[] {
-  const repaid = owed < amount ? owed : amount;
+  const repaid = repaidOf(owed, amount);
   return [
     { account: accountKey({ kind: 'debt', ownerId }), asset, amount: repaid },
     { account: accountKey({ kind: 'available', ownerId }), asset, amount: amount - repaid },

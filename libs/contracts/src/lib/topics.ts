@@ -17,6 +17,8 @@ export const Topics = {
   callSettled: 'settlement.call.settled.v1',
   callRefunded: 'settlement.call.refunded.v1',
   walletFunded: 'payment.wallet.funded.v1',
+  walletChargedBack: 'payment.wallet.charged-back.v1',
+  holdReleased: 'payment.hold.released.v1',
   payoutIssued: 'settlement.payout.issued.v1',
   /** v2: the full catalog model (listing, versions, bindings per transport). v1 is retired: nothing produces it. */
   catalogTool: 'discovery.catalog.tool.v2',

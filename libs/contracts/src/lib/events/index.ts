@@ -7,11 +7,13 @@ import { CatalogToolChanged } from './catalog-tool-changed/catalog-tool-changed.
 import { DeadLetterParked } from './dead-letter-parked/dead-letter-parked.event';
 import { EffectConfirmed } from './effect-confirmed/effect-confirmed.event';
 import { EffectRejected } from './effect-rejected/effect-rejected.event';
+import { HoldReleased } from './hold-released/hold-released.event';
 import { OutcomeUnknown } from './outcome-unknown/outcome-unknown.event';
 import { PaymentHeld } from './payment-held/payment-held.event';
 import { PaymentRejected } from './payment-rejected/payment-rejected.event';
 import { PayoutIssued } from './payout-issued/payout-issued.event';
 import { ResultReceived } from './result-received/result-received.event';
+import { WalletChargedBack } from './wallet-charged-back/wallet-charged-back.event';
 import { WalletFunded } from './wallet-funded/wallet-funded.event';
 
 export * from './call-dispatched/call-dispatched.event';
@@ -22,11 +24,13 @@ export * from './catalog-tool-changed/catalog-tool-changed.event';
 export * from './dead-letter-parked/dead-letter-parked.event';
 export * from './effect-confirmed/effect-confirmed.event';
 export * from './effect-rejected/effect-rejected.event';
+export * from './hold-released/hold-released.event';
 export * from './outcome-unknown/outcome-unknown.event';
 export * from './payment-held/payment-held.event';
 export * from './payment-rejected/payment-rejected.event';
 export * from './payout-issued/payout-issued.event';
 export * from './result-received/result-received.event';
+export * from './wallet-charged-back/wallet-charged-back.event';
 export * from './wallet-funded/wallet-funded.event';
 
 /** The call life in order (ARCHITECTURE.md): every event of one call shares its intentId key. */
@@ -41,9 +45,10 @@ export const CallLifeEvents = [
   EffectRejected,
   CallSettled,
   CallRefunded,
+  HoldReleased,
 ] as const satisfies readonly EventDefinition<object>[];
 
 /** Money that moves outside one call: deposits into wallets, payouts to providers. */
-export const MoneyEvents = [WalletFunded, PayoutIssued] as const satisfies readonly EventDefinition<object>[];
+export const MoneyEvents = [WalletFunded, WalletChargedBack, PayoutIssued] as const satisfies readonly EventDefinition<object>[];
 
-export const AllEvents: readonly EventDefinition<object>[] = [...CallLifeEvents, WalletFunded, PayoutIssued, CatalogToolChanged, DeadLetterParked];
+export const AllEvents: readonly EventDefinition<object>[] = [...CallLifeEvents, ...MoneyEvents, CatalogToolChanged, DeadLetterParked];

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { CallLifeEvents, CallRefunded, CallSettled, type EventDefinition, type EventEnvelope, PaymentHeld, PayoutIssued, WalletFunded } from '@tollgate/contracts';
+import { CallLifeEvents, CallSettled, type EventDefinition, type EventEnvelope, HoldReleased, PaymentHeld, PayoutIssued, WalletChargedBack, WalletFunded } from '@tollgate/contracts';
 import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
@@ -27,7 +27,7 @@ export class LedgerEventsHost extends ServiceEventsHost {
     const journal: Partial<Record<string, (m: EntityManager, e: EventEnvelope, p: never) => Promise<void>>> = {
       [PaymentHeld.type]: (m, e, p) => this.journal.paymentHeld(m, e, p),
       [CallSettled.type]: (m, e, p) => this.journal.callSettled(m, e, p),
-      [CallRefunded.type]: (m, e, p) => this.journal.callRefunded(m, e, p),
+      [HoldReleased.type]: (m, e, p) => this.journal.holdReleased(m, e, p),
     };
     return [
       {
@@ -39,6 +39,7 @@ export class LedgerEventsHost extends ServiceEventsHost {
               await journal[event.type]?.(manager, envelope, payload as never);
             })),
           on(WalletFunded, ({ manager, envelope, payload }) => this.journal.walletFunded(manager, envelope, payload)),
+          on(WalletChargedBack, ({ manager, envelope, payload }) => this.journal.walletChargedBack(manager, envelope, payload)),
           on(PayoutIssued, ({ manager, envelope, payload }) => this.journal.payoutIssued(manager, envelope, payload)),
         ],
       },

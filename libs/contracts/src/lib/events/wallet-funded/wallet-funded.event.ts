@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsString, IsUUID, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
@@ -12,6 +12,8 @@ export class WalletFundedPayload {
   @IsString() @MinLength(1) @MaxLength(200) reference!: string;
   @IsString() @MinLength(1) @MaxLength(40) source!: string;
   @ValidateNested() @Type(() => MoneyDto) amount!: MoneyDto;
+  /** Additive: the part of the deposit that repaid the owner's debt (the rest became available). */
+  @IsOptional() @ValidateNested() @Type(() => MoneyDto) repaidDebt?: MoneyDto;
 }
 
 export const WalletFunded = defineEvent({

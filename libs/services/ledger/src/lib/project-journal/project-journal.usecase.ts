@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { type Entry, Movements } from '@tollgate/accounting';
 import {
-  type CallRefundedPayload, type CallSettledPayload, type EventEnvelope, type PaymentHeldPayload, type PayoutIssuedPayload, type WalletFundedPayload,
+  type CallSettledPayload, type EventEnvelope, type HoldReleasedPayload, type PaymentHeldPayload, type PayoutIssuedPayload, type WalletChargedBackPayload,
+  type WalletFundedPayload,
 } from '@tollgate/contracts';
 
 type Posting = { id: string; kind: string; intentId?: string; entries: Entry[] };
@@ -11,32 +12,39 @@ const m = (x: { amountMinor: string; asset: string }) => ({ minor: BigInt(x.amou
 
 /**
  * Books each money event into the finance journal with the same movement
- * builders payment and settlement use (libs/accounting), so the projection and
- * the services' own books cannot disagree. A posting's id names what it books:
- * redelivery and replay change nothing.
+ * builders payment and settlement use (libs/accounting), from events that carry
+ * what each service booked (the owner side from payment's events, the
+ * provider side from settlement's), so the projection and the services' own
+ * books cannot disagree. A posting's id names what it books: redelivery and
+ * replay change nothing.
  */
 @Injectable()
 export class ProjectJournalUseCase {
   walletFunded(manager: EntityManager, e: EventEnvelope, p: WalletFundedPayload) {
-    return this.book(manager, e, [{ id: `deposit:${p.reference}`, kind: 'deposit', entries: Movements.deposit(p.ownerId, m(p.amount)) }]);
+    const repaid = p.repaidDebt ? BigInt(p.repaidDebt.amountMinor) : 0n;
+    return this.book(manager, e, [{ id: `deposit:${p.reference}`, kind: 'deposit', entries: Movements.deposit(p.ownerId, m(p.amount), repaid) }]);
+  }
+
+  walletChargedBack(manager: EntityManager, e: EventEnvelope, p: WalletChargedBackPayload) {
+    return this.book(manager, e, [{ id: `chargeback:${p.reference}`, kind: 'chargeback', entries: Movements.chargeback(p.ownerId, m(p.amount), BigInt(p.fromAvailable.amountMinor)) }]);
   }
 
   paymentHeld(manager: EntityManager, e: EventEnvelope, p: PaymentHeldPayload) {
     return this.book(manager, e, [{ id: `hold:${p.holdId}`, kind: 'hold', intentId: p.intentId, entries: Movements.hold(p.ownerId, m(p.amount)) }]);
   }
 
-  callSettled(manager: EntityManager, e: EventEnvelope, p: CallSettledPayload) {
-    if (!p.ownerId || !p.fee) return Promise.resolve(); // settled before issue 5: no split to book
-    const amount = m(p.amount);
-    return this.book(manager, e, [
-      { id: `capture:${p.holdId}`, kind: 'capture', intentId: p.intentId, entries: Movements.capture(p.ownerId, amount, amount.minor) },
-      { id: `settle:${p.holdId}`, kind: 'settle', intentId: p.intentId, entries: Movements.settle(p.providerId, amount, BigInt(p.fee.amountMinor)) },
-    ]);
+  /** Payment's half: the hold captured into clearing or voided, released money repaying debt first. */
+  holdReleased(manager: EntityManager, e: EventEnvelope, p: HoldReleasedPayload) {
+    const held = m(p.held);
+    const repaid = BigInt(p.repaidDebt.amountMinor);
+    const entries = p.outcome === 'captured' ? Movements.capture(p.ownerId, held, BigInt(p.captured.amountMinor), repaid) : Movements.void(p.ownerId, held, repaid);
+    return this.book(manager, e, [{ id: `${p.outcome === 'captured' ? 'capture' : 'void'}:${p.holdId}`, kind: p.outcome === 'captured' ? 'capture' : 'void', intentId: p.intentId, entries }]);
   }
 
-  callRefunded(manager: EntityManager, e: EventEnvelope, p: CallRefundedPayload) {
-    if (!p.ownerId) return Promise.resolve();
-    return this.book(manager, e, [{ id: `void:${p.holdId}`, kind: 'void', intentId: p.intentId, entries: Movements.void(p.ownerId, m(p.amount)) }]);
+  /** Settlement's half: clearing → provider payable (net) + platform revenue (fee). */
+  callSettled(manager: EntityManager, e: EventEnvelope, p: CallSettledPayload) {
+    if (!p.fee) return Promise.resolve(); // settled before issue 5: no split to book
+    return this.book(manager, e, [{ id: `settle:${p.holdId}`, kind: 'settle', intentId: p.intentId, entries: Movements.settle(p.providerId, m(p.amount), BigInt(p.fee.amountMinor)) }]);
   }
 
   payoutIssued(manager: EntityManager, e: EventEnvelope, p: PayoutIssuedPayload) {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { accountKey, Movements } from '@tollgate/accounting';
-import { money, WalletFunded } from '@tollgate/contracts';
+import { accountKey, Movements, repaidOf } from '@tollgate/accounting';
+import { money, WalletChargedBack, WalletFunded } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting, balanceOf } from '@tollgate/persistence';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
@@ -36,7 +36,9 @@ export class FundWalletUseCase {
       }
       const owed = -(await balanceOf(m, PAYMENT, accountKey({ kind: 'debt', ownerId }), asset, true));
       await applyPosting(m, PAYMENT, `deposit:${reference}`, 'deposit', Movements.deposit(ownerId, { minor: amountMinor, asset }, owed > 0n ? owed : 0n));
-      await this.outbox.append(m, WalletFunded, { depositId, ownerId, reference, source: 'admin', amount: money(amountMinor, asset) });
+      await this.outbox.append(m, WalletFunded, {
+        depositId, ownerId, reference, source: 'admin', amount: money(amountMinor, asset), repaidDebt: money(repaidOf(owed, amountMinor), asset),
+      });
       return { depositId, credited: true };
     });
   }
@@ -50,7 +52,11 @@ export class FundWalletUseCase {
       if (!d) return 'unknown';
       if (d.charged_back_at) return 'already';
       const available = await balanceOf(m, PAYMENT, accountKey({ kind: 'available', ownerId: d.owner_id }), d.asset, true);
-      await applyPosting(m, PAYMENT, `chargeback:${reference}`, 'chargeback', Movements.chargeback(d.owner_id, { minor: BigInt(d.amount_minor), asset: d.asset }, available));
+      const amount = BigInt(d.amount_minor);
+      await applyPosting(m, PAYMENT, `chargeback:${reference}`, 'chargeback', Movements.chargeback(d.owner_id, { minor: amount, asset: d.asset }, available));
+      await this.outbox.append(m, WalletChargedBack, {
+        ownerId: d.owner_id, reference, amount: money(amount, d.asset), fromAvailable: money(available < amount ? available : amount, d.asset),
+      });
       await m.query('UPDATE payment.deposit SET charged_back_at = now() WHERE reference = $1', [reference]);
       return 'done';
     });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { accountKey, decideSpend, Movements, periodEnd, periodStart, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
+import { accountKey, decideSpend, Movements, periodEnd, periodStart, repaidOf, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
 import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor, WalletFunded } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting, balanceOf, InsufficientBalance } from '@tollgate/persistence';
@@ -179,7 +179,9 @@ export class PlaceHoldUseCase {
       'INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)',
       [depositId, reference, request.ownerId, 'x402', amount.minor.toString(), amount.asset],
     );
-    await this.outbox.append(manager, WalletFunded, { depositId, ownerId: request.ownerId, reference, source: 'x402', amount: money(amount.minor, amount.asset) }, { causationId });
+    await this.outbox.append(manager, WalletFunded, {
+      depositId, ownerId: request.ownerId, reference, source: 'x402', amount: money(amount.minor, amount.asset), repaidDebt: money(repaidOf(owed, amount.minor), amount.asset),
+    }, { causationId });
     return settled;
   }
 

@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { accountKey, Movements } from '@tollgate/accounting';
+import { accountKey, Movements, repaidOf } from '@tollgate/accounting';
+import { HoldReleased, money } from '@tollgate/contracts';
+import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting, balanceOf, returnedRows } from '@tollgate/persistence';
-import { PAYMENT } from '../payment.constants';
+import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
 
 /**
  * On CallSettled / CallRefunded: the pending hold is captured (payment's half
@@ -12,12 +14,15 @@ import { PAYMENT } from '../payment.constants';
  */
 @Injectable()
 export class ResolveHoldUseCase {
+  constructor(@Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter) {}
+
   async capture(manager: EntityManager, holdId: string, capturedMinor: bigint): Promise<void> {
     const hold = await this.resolve(manager, holdId, 'posted', capturedMinor);
     if (!hold) return;
     const captured = capturedMinor > hold.amount ? hold.amount : capturedMinor;
     const owed = await this.owed(manager, hold.ownerId, hold.asset);
     await applyPosting(manager, PAYMENT, `capture:${holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured, owed), hold.intentId);
+    await this.released(manager, holdId, hold, 'captured', captured, repaidOf(owed, hold.amount - captured));
   }
 
   async void(manager: EntityManager, holdId: string): Promise<void> {
@@ -25,6 +30,15 @@ export class ResolveHoldUseCase {
     if (!hold) return;
     const owed = await this.owed(manager, hold.ownerId, hold.asset);
     await applyPosting(manager, PAYMENT, `void:${holdId}`, 'void', Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }, owed), hold.intentId);
+    await this.released(manager, holdId, hold, 'voided', 0n, repaidOf(owed, hold.amount));
+  }
+
+  /** HoldReleased carries exactly what was booked, so the ledger's journal books the same entries. */
+  private released(manager: EntityManager, holdId: string, hold: { intentId: string; ownerId: string; amount: bigint; asset: string }, outcome: 'captured' | 'voided', captured: bigint, repaid: bigint) {
+    return this.outbox.append(manager, HoldReleased, {
+      intentId: hold.intentId, holdId, ownerId: hold.ownerId, outcome,
+      held: money(hold.amount, hold.asset), captured: money(captured, hold.asset), repaidDebt: money(repaid, hold.asset),
+    });
   }
 
   /** Money coming back to an owner repays a debt incurred meanwhile first (a chargeback while the hold was pending). */
