@@ -8,7 +8,7 @@
  */
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type DistributedSystem, startDistributedSystem, testPayer, waitFor } from '@tollgate/testing';
+import { type DistributedSystem, startDistributedSystem, startTsProcess, testPayer, waitFor } from '@tollgate/testing';
 import { callThrough, connectAgent, errorOf, postJson, receiptOf, timelineWhen } from './agent-client';
 
 jest.setTimeout(300_000);
@@ -50,6 +50,14 @@ describe('payment and settlement (issue 5)', () => {
     callThrough(c, 'convert_currency', { amount: String(n), from: 'EUR', to: 'USD' }, key, meta);
   const ledgerBalances = async (path = ''): Promise<Balances> => (await fetch(`${ledger}/balances${path}`)).json() as Promise<Balances>;
   const balanceIn = (b: Balances, account: string) => b.accounts.find((a) => a.account === account && a.asset === 'USDC')?.balance ?? '0';
+  /** The finance / ops CLI (`tools/ops/src/money.cli.ts`) as an operator runs it. */
+  const money = async (...args: string[]) => {
+    const p = startTsProcess('ops-money', 'tools/ops/src/money.cli.ts', [
+      '--payment-url', pay, '--settlement-url', settle, '--ledger-url', ledger, '--token', token, ...args,
+    ]);
+    const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
+    return { code, json: JSON.parse(p.output().trim()) as Record<string, unknown> };
+  };
   /** The ledger's journal (a projection of the events) agrees with payment's own books for this owner, once caught up. */
   const ledgerAgrees = (ownerId: string) => waitFor(`ledger agrees with payment for ${ownerId}`, async () => {
     const w = await wallet(ownerId);
@@ -289,9 +297,11 @@ describe('payment and settlement (issue 5)', () => {
       expect(first).toMatchObject({ code: 'MCP_APPROVAL_REQUIRED', retryable: true, details: { approvalId: expect.any(String), threshold: { amountMinor: '400' }, price: { amountMinor: '500' } } });
       // Asking again before the decision names the same approval and charges nothing.
       expect(errorOf(await convert(client, 42, key))?.details?.['approvalId']).toBe(first!.details!['approvalId']);
-      const pending = (await admin('GET', `${pay}/admin/approvals?ownerId=${ownerId}`)).json['approvals'] as { approvalId: string; operationKey: string }[];
-      expect(pending).toEqual([expect.objectContaining({ approvalId: first!.details!['approvalId'], operationKey: key, amount: { amountMinor: '500', asset: 'USDC' } })]);
-      expect((await admin('POST', `${pay}/admin/approvals/${first!.details!['approvalId']}/approve`, { decidedBy: 'owner@example.com' })).json).toMatchObject({ status: 'approved' });
+      // The owner decides through the ops CLI (the admin API underneath).
+      const pending = await money('approvals', '--owner', ownerId);
+      expect(pending.json['approvals']).toEqual([expect.objectContaining({ approvalId: first!.details!['approvalId'], operationKey: key, amount: { amountMinor: '500', asset: 'USDC' } })]);
+      expect(await money('approve', first!.details!['approvalId'] as string, '--by', 'owner@example.com')).toEqual({ code: 0, json: expect.objectContaining({ status: 'approved', decidedBy: 'owner@example.com' }) });
+      expect((await money('approve', first!.details!['approvalId'] as string, '--by', 'owner@example.com')).code).toBe(1);
       const approved = await convert(client, 42, key);
       expect(approved.isError).toBeFalsy();
       expect(receiptOf(approved)).toMatchObject({ held: { amountMinor: '500' } });
@@ -363,22 +373,22 @@ describe('payment and settlement (issue 5)', () => {
       expect(BigInt(line.gross) - BigInt(line.fees)).toBe(BigInt(line.net));
       expect(BigInt(line.fees)).toBe(BigInt(line.gross) / 10n);
 
-      const out = await admin('POST', `${settle}/admin/providers/catalog-demo/payouts`, { periodStart: startedAt.toISOString(), periodEnd });
-      expect(out.status).toBe(201);
+      const out = await money('payout', 'catalog-demo', '--from', startedAt.toISOString(), '--to', periodEnd);
+      expect(out.code).toBe(0);
       const payouts = out.json['payouts'] as { asset: string; amountMinor: string; calls: number }[];
       expect(payouts).toEqual([expect.objectContaining({ asset: 'USDC', amountMinor: line.net, calls: line.calls })]);
       const after = out.json['statement'] as { lines: { paid: string; unpaid: string }[]; payable: { asset: string; amountMinor: string }[] };
       expect(after.lines[0]).toMatchObject({ paid: line.net, unpaid: '0' });
       expect(after.payable).toEqual([{ asset: 'USDC', amountMinor: '0' }]);
 
-      const again = await admin('POST', `${settle}/admin/providers/catalog-demo/payouts`, { periodStart: startedAt.toISOString(), periodEnd });
+      const again = await money('payout', 'catalog-demo', '--from', startedAt.toISOString(), '--to', periodEnd);
       expect(again.json['payouts']).toEqual([]);
       const provider = await waitFor('payout in the ledger', async () => {
         const b = await ledgerBalances('/providers/catalog-demo');
         return balanceIn(b, 'provider:catalog-demo:payable') === '0' ? b : undefined;
       }, 10_000, 200);
       expect(provider.accounts).toEqual([{ account: 'provider:catalog-demo:payable', asset: 'USDC', balance: '0' }]);
-      expect((await ledgerBalances()).totals).toEqual([{ asset: 'USDC', sum: '0' }]);
+      expect((await money('balances')).json['totals']).toEqual([{ asset: 'USDC', sum: '0' }]);
     });
   });
 });
