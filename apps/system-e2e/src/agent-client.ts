@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startProcess, type RunningProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import { startProcess, startTsProcess, type RunningProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 import path from 'node:path';
 
 /** An agent as a real MCP client (the official SDK) over Streamable HTTP with its bearer credential. */
@@ -97,4 +97,11 @@ export interface ReceiptAmount { asset: string; amountMinor: string; display: st
 export async function callThrough(c: Client, name: string, args: Record<string, unknown>, key?: string, meta: Record<string, unknown> = {}): Promise<CallToolResult> {
   const all = { ...(key !== undefined ? { 'assay/idempotencyKey': key } : {}), ...meta };
   return (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(Object.keys(all).length > 0 ? { _meta: all } : {}) })) as CallToolResult;
+}
+
+/** Runs an ops CLI of `tools/ops` as an operator would; its exit code and what it printed. */
+export async function runOpsCli(name: string, script: string, args: string[]): Promise<{ code: number | null; out: string }> {
+  const p = startTsProcess(name, script, args);
+  const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
+  return { code, out: p.output() };
 }

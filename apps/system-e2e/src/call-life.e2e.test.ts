@@ -9,8 +9,8 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { type DistributedSystem, startDistributedSystem, startTsProcess, waitFor } from '@tollgate/testing';
-import { callThrough, connectAgent, errorOf, postJson, receiptOf, type Timeline, timelineWhen } from './agent-client';
+import { type DistributedSystem, startDistributedSystem, waitFor } from '@tollgate/testing';
+import { callThrough, connectAgent, errorOf, postJson, receiptOf, runOpsCli, type Timeline, timelineWhen } from './agent-client';
 
 jest.setTimeout(300_000);
 
@@ -247,11 +247,8 @@ describe('the call life (issue 4)', () => {
       const first = await call('launch_probe', { delayMs: CALL_DEADLINE_MS + 2000 }, key);
       expect(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_IN_PROGRESS']).toContain(errorOf(first)?.code);
       const intentId = (await intentOfKey(key))!;
-      const cli = async (...args: string[]) => {
-        const p = startTsProcess('ops-calls', 'tools/ops/src/calls.cli.ts', ['--execution-url', system.url('execution'), '--ledger-url', system.url('ledger'), '--token', adminToken, ...args]);
-        const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
-        return { code, out: p.output() };
-      };
+      const cli = (...args: string[]) =>
+        runOpsCli('ops-calls', 'tools/ops/src/calls.cli.ts', ['--execution-url', system.url('execution'), '--ledger-url', system.url('ledger'), '--token', adminToken, ...args]);
       const listed = await waitFor('the open case', async () => {
         const l = await cli('unknown');
         const cases = JSON.parse(l.out).reconciliations as { intentId: string; lastError: string | null }[];

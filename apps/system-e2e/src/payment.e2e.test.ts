@@ -8,8 +8,8 @@
  */
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type DistributedSystem, startDistributedSystem, startTsProcess, testPayer, waitFor } from '@tollgate/testing';
-import { callThrough, connectAgent, errorOf, postJson, receiptOf, timelineWhen } from './agent-client';
+import { type DistributedSystem, startDistributedSystem, testPayer, waitFor } from '@tollgate/testing';
+import { callThrough, connectAgent, errorOf, postJson, receiptOf, runOpsCli, timelineWhen } from './agent-client';
 
 jest.setTimeout(300_000);
 
@@ -52,11 +52,8 @@ describe('payment and settlement (issue 5)', () => {
   const balanceIn = (b: Balances, account: string) => b.accounts.find((a) => a.account === account && a.asset === 'USDC')?.balance ?? '0';
   /** The finance / ops CLI (`tools/ops/src/money.cli.ts`) as an operator runs it. */
   const money = async (...args: string[]) => {
-    const p = startTsProcess('ops-money', 'tools/ops/src/money.cli.ts', [
-      '--payment-url', pay, '--settlement-url', settle, '--ledger-url', ledger, '--token', token, ...args,
-    ]);
-    const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
-    return { code, json: JSON.parse(p.output().trim()) as Record<string, unknown> };
+    const r = await runOpsCli('ops-money', 'tools/ops/src/money.cli.ts', ['--payment-url', pay, '--settlement-url', settle, '--ledger-url', ledger, '--token', token, ...args]);
+    return { code: r.code, json: JSON.parse(r.out.trim()) as Record<string, unknown> };
   };
   /** The ledger's journal (a projection of the events) agrees with payment's own books for this owner, once caught up. */
   const ledgerAgrees = (ownerId: string) => waitFor(`ledger agrees with payment for ${ownerId}`, async () => {

@@ -7,6 +7,7 @@
  * `npx nx run ops:calls -- <command>`; EXECUTION_URL, EXECUTION_ADMIN_TOKEN, LEDGER_URL configure it.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { adminFetch, show } from './cli-http';
 
 const program = new Command('calls')
   .description('Calls whose outcome is unknown: list, inspect, resolve with a recorded decision.')
@@ -16,15 +17,10 @@ const program = new Command('calls')
 
 type Opts = { executionUrl: string; ledgerUrl: string; token?: string };
 
-async function show(res: Response): Promise<void> {
-  process.stdout.write(`${await res.text()}\n`);
-  if (!res.ok) process.exitCode = 1;
-}
-
 const admin = (path: string, init: RequestInit = {}) => {
   const o = program.opts<Opts>();
   if (!o.token) throw new InvalidArgumentError('an admin token is required (--token or EXECUTION_ADMIN_TOKEN)');
-  return fetch(`${o.executionUrl}${path}`, { ...init, headers: { authorization: `Bearer ${o.token}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  return adminFetch(o.executionUrl, o.token, path, init);
 };
 
 program.command('unknown').description('calls with an open reconciliation').option('--all', 'include resolved ones')

@@ -11,6 +11,7 @@
  * PAYMENT_ADMIN_TOKEN / SETTLEMENT_ADMIN_TOKEN) configure it.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { adminFetch, show } from './cli-http';
 
 const env = process.env;
 const program = new Command('money')
@@ -22,17 +23,11 @@ const program = new Command('money')
 
 type Opts = { paymentUrl: string; settlementUrl: string; ledgerUrl: string; token?: string };
 
-async function show(res: Response): Promise<void> {
-  process.stdout.write(`${await res.text()}\n`);
-  if (!res.ok) process.exitCode = 1;
-}
-
 function admin(service: 'payment' | 'settlement', path: string, init: RequestInit = {}): Promise<Response> {
   const o = program.opts<Opts>();
   const token = o.token ?? env[service === 'payment' ? 'PAYMENT_ADMIN_TOKEN' : 'SETTLEMENT_ADMIN_TOKEN'];
   if (!token) throw new InvalidArgumentError(`an admin token is required (--token, ADMIN_TOKEN or ${service.toUpperCase()}_ADMIN_TOKEN)`);
-  const base = service === 'payment' ? o.paymentUrl : o.settlementUrl;
-  return fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  return adminFetch(service === 'payment' ? o.paymentUrl : o.settlementUrl, token, path, init);
 }
 
 const minorUnits = (v: string) => {

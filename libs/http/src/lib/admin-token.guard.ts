@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Request } from 'express';
 
 /** A guard class for one service's admin API: the token comes from that service's options (`adminToken`).
@@ -20,4 +20,12 @@ export function adminTokenGuard(optionsToken: symbol): new (...args: never[]) =>
     }
   }
   return AdminTokenGuard;
+}
+
+/**
+ * The provider `adminTokenGuard(optionsToken)` reads: the configured token, or — when none is configured — a random
+ * one nobody knows, so the admin API refuses every call instead of accepting an empty token.
+ */
+export function adminTokenProvider(optionsToken: symbol, adminToken: string | undefined): { provide: symbol; useValue: { adminToken: string } } {
+  return { provide: optionsToken, useValue: { adminToken: adminToken ?? randomBytes(32).toString('hex') } };
 }

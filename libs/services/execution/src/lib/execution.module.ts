@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { adminTokenProvider } from '@tollgate/http';
 import { OutboxWriter } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
-import { randomBytes } from 'node:crypto';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
 import { ReconciliationsController } from './reconcile-calls/reconciliations.controller';
@@ -22,7 +22,7 @@ export class ExecutionModule {
       providers: [
         { provide: EXECUTION_OPTIONS, useValue: options },
         { provide: EXECUTION_OUTBOX, useValue: new OutboxWriter(EXECUTION, EXECUTION) },
-        { provide: EXECUTION_ADMIN, useValue: { adminToken: options.adminToken ?? randomBytes(32).toString('hex') } },
+        adminTokenProvider(EXECUTION_ADMIN, options.adminToken),
         DispatchCallUseCase,
         ReconcileCallsUseCase,
         SyncBindingsUseCase,

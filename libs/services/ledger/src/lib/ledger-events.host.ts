@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager } from 'typeorm';
-import { CallLifeEvents, CallSettled, type EventDefinition, type EventEnvelope, HoldReleased, PaymentHeld, PayoutIssued, WalletChargedBack, WalletFunded } from '@tollgate/contracts';
+import { type DataSource } from 'typeorm';
+import { CallLifeEvents, type EventDefinition, MoneyEvents } from '@tollgate/contracts';
 import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
@@ -23,12 +23,7 @@ export class LedgerEventsHost extends ServiceEventsHost {
   }
 
   protected consumers() {
-    // One consumer, one transaction per event: the timeline entry and, for money events, the journal postings.
-    const journal: Partial<Record<string, (m: EntityManager, e: EventEnvelope, p: never) => Promise<void>>> = {
-      [PaymentHeld.type]: (m, e, p) => this.journal.paymentHeld(m, e, p),
-      [CallSettled.type]: (m, e, p) => this.journal.callSettled(m, e, p),
-      [HoldReleased.type]: (m, e, p) => this.journal.holdReleased(m, e, p),
-    };
+    // One consumer, one transaction per event: the timeline entry (call-life events) and the journal postings (money events).
     return [
       {
         name: 'ledger.timeline',
@@ -36,11 +31,9 @@ export class LedgerEventsHost extends ServiceEventsHost {
           ...(CallLifeEvents as readonly EventDefinition<{ intentId: string }>[]).map((event) =>
             on(event, async ({ manager, envelope, payload }) => {
               await this.record.execute(manager, event, envelope, payload.intentId);
-              await journal[event.type]?.(manager, envelope, payload as never);
+              await this.journal.project(manager, envelope, payload);
             })),
-          on(WalletFunded, ({ manager, envelope, payload }) => this.journal.walletFunded(manager, envelope, payload)),
-          on(WalletChargedBack, ({ manager, envelope, payload }) => this.journal.walletChargedBack(manager, envelope, payload)),
-          on(PayoutIssued, ({ manager, envelope, payload }) => this.journal.payoutIssued(manager, envelope, payload)),
+          ...MoneyEvents.map((event) => on(event as EventDefinition<object>, ({ manager, envelope, payload }) => this.journal.project(manager, envelope, payload))),
         ],
       },
     ];

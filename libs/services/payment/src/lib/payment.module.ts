@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { type DynamicModule, Module } from '@nestjs/common';
+import { adminTokenProvider } from '@tollgate/http';
 import { OutboxWriter } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { ApprovalsController } from './approve-call/approvals.controller';
@@ -29,7 +29,7 @@ export class PaymentModule {
       controllers: [WalletsController, SpendPolicyController, ApprovalsController],
       providers: [
         { provide: PAYMENT_OPTIONS, useValue: options },
-        { provide: PAYMENT_ADMIN, useValue: { adminToken: options.adminToken ?? randomBytes(32).toString('hex') } },
+        adminTokenProvider(PAYMENT_ADMIN, options.adminToken),
         { provide: PAYMENT_OUTBOX, useValue: new OutboxWriter(PAYMENT, PAYMENT) },
         // No chain is reachable from here: the local facilitator verifies and records payments itself.
         { provide: X402_FACILITATOR, useValue: new LocalFacilitator() },

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { type DynamicModule, Module } from '@nestjs/common';
+import { adminTokenProvider } from '@tollgate/http';
 import { OutboxWriter } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { CloseVerificationUseCase } from './close-verification/close-verification.usecase';
@@ -21,7 +21,7 @@ export class SettlementModule {
       controllers: [PayoutsController],
       providers: [
         { provide: SETTLEMENT_OPTIONS, useValue: options },
-        { provide: SETTLEMENT_ADMIN, useValue: { adminToken: options.adminToken ?? randomBytes(32).toString('hex') } },
+        adminTokenProvider(SETTLEMENT_ADMIN, options.adminToken),
         IssuePayoutUseCase,
         { provide: SETTLEMENT_OUTBOX, useValue: new OutboxWriter(SETTLEMENT, SETTLEMENT) },
         RecordCallFactUseCase,

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { type Entry, Movements } from '@tollgate/accounting';
 import {
-  type CallSettledPayload, type EventEnvelope, type HoldReleasedPayload, type PaymentHeldPayload, type PayoutIssuedPayload, type WalletChargedBackPayload,
-  type WalletFundedPayload,
+  CallSettled, type CallSettledPayload, type EventEnvelope, HoldReleased, type HoldReleasedPayload, PaymentHeld, type PaymentHeldPayload, PayoutIssued,
+  type PayoutIssuedPayload, WalletChargedBack, type WalletChargedBackPayload, WalletFunded, type WalletFundedPayload,
 } from '@tollgate/contracts';
 
 type Posting = { id: string; kind: string; intentId?: string; entries: Entry[] };
@@ -20,21 +20,34 @@ const m = (x: { amountMinor: string; asset: string }) => ({ minor: BigInt(x.amou
  */
 @Injectable()
 export class ProjectJournalUseCase {
-  walletFunded(manager: EntityManager, e: EventEnvelope, p: WalletFundedPayload) {
+  /** Books the event if it moves money (a no-op for every other event); `payload` was validated against its type on consume. */
+  project(manager: EntityManager, e: EventEnvelope, payload: object): Promise<void> {
+    switch (e.type) {
+      case WalletFunded.type: return this.walletFunded(manager, e, payload as WalletFundedPayload);
+      case WalletChargedBack.type: return this.walletChargedBack(manager, e, payload as WalletChargedBackPayload);
+      case PaymentHeld.type: return this.paymentHeld(manager, e, payload as PaymentHeldPayload);
+      case HoldReleased.type: return this.holdReleased(manager, e, payload as HoldReleasedPayload);
+      case CallSettled.type: return this.callSettled(manager, e, payload as CallSettledPayload);
+      case PayoutIssued.type: return this.payoutIssued(manager, e, payload as PayoutIssuedPayload);
+      default: return Promise.resolve();
+    }
+  }
+
+  private walletFunded(manager: EntityManager, e: EventEnvelope, p: WalletFundedPayload) {
     const repaid = p.repaidDebt ? BigInt(p.repaidDebt.amountMinor) : 0n;
     return this.book(manager, e, [{ id: `deposit:${p.reference}`, kind: 'deposit', entries: Movements.deposit(p.ownerId, m(p.amount), repaid) }]);
   }
 
-  walletChargedBack(manager: EntityManager, e: EventEnvelope, p: WalletChargedBackPayload) {
+  private walletChargedBack(manager: EntityManager, e: EventEnvelope, p: WalletChargedBackPayload) {
     return this.book(manager, e, [{ id: `chargeback:${p.reference}`, kind: 'chargeback', entries: Movements.chargeback(p.ownerId, m(p.amount), BigInt(p.fromAvailable.amountMinor)) }]);
   }
 
-  paymentHeld(manager: EntityManager, e: EventEnvelope, p: PaymentHeldPayload) {
+  private paymentHeld(manager: EntityManager, e: EventEnvelope, p: PaymentHeldPayload) {
     return this.book(manager, e, [{ id: `hold:${p.holdId}`, kind: 'hold', intentId: p.intentId, entries: Movements.hold(p.ownerId, m(p.amount)) }]);
   }
 
   /** Payment's half: the hold captured into clearing or voided, released money repaying debt first. */
-  holdReleased(manager: EntityManager, e: EventEnvelope, p: HoldReleasedPayload) {
+  private holdReleased(manager: EntityManager, e: EventEnvelope, p: HoldReleasedPayload) {
     const held = m(p.held);
     const repaid = BigInt(p.repaidDebt.amountMinor);
     const entries = p.outcome === 'captured' ? Movements.capture(p.ownerId, held, BigInt(p.captured.amountMinor), repaid) : Movements.void(p.ownerId, held, repaid);
@@ -42,12 +55,12 @@ export class ProjectJournalUseCase {
   }
 
   /** Settlement's half: clearing → provider payable (net) + platform revenue (fee). */
-  callSettled(manager: EntityManager, e: EventEnvelope, p: CallSettledPayload) {
+  private callSettled(manager: EntityManager, e: EventEnvelope, p: CallSettledPayload) {
     if (!p.fee) return Promise.resolve(); // settled before issue 5: no split to book
     return this.book(manager, e, [{ id: `settle:${p.holdId}`, kind: 'settle', intentId: p.intentId, entries: Movements.settle(p.providerId, m(p.amount), BigInt(p.fee.amountMinor)) }]);
   }
 
-  payoutIssued(manager: EntityManager, e: EventEnvelope, p: PayoutIssuedPayload) {
+  private payoutIssued(manager: EntityManager, e: EventEnvelope, p: PayoutIssuedPayload) {
     return this.book(manager, e, [{ id: `payout:${p.payoutId}`, kind: 'payout', entries: Movements.payout(p.providerId, m(p.amount)) }]);
   }
 

@@ -49,6 +49,10 @@ export class PaymentWallets1764750000000 implements MigrationInterface {
         created_at     timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query('CREATE INDEX charge_agent_time ON payment.charge (agent_id, created_at)');
+    // The charge row records refusals too (outcome 'rejected', code): the earlier rejection table would say it twice.
+    await q.query('INSERT INTO payment.charge (intent_id, owner_id, agent_id, tool_id, arguments_hash, amount_minor, asset, outcome, code, created_at) '
+      + "SELECT intent_id, '', '', '', '', 0, '', 'rejected', code, created_at FROM payment.rejection");
+    await q.query('DROP TABLE payment.rejection');
     await q.query(`
       CREATE TABLE payment.approval (
         approval_id    uuid PRIMARY KEY,
@@ -81,6 +85,8 @@ export class PaymentWallets1764750000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE payment.hold DROP COLUMN captured_minor');
+    await q.query('CREATE TABLE payment.rejection (intent_id uuid PRIMARY KEY, code text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+    await q.query(`INSERT INTO payment.rejection (intent_id, code, created_at) SELECT intent_id, code, created_at FROM payment.charge WHERE outcome = 'rejected'`);
     for (const t of ['x402_nonce', 'approval', 'charge', 'spend_policy', 'deposit']) await q.query(`DROP TABLE payment.${t}`);
     await dropDoubleEntryTables(q, 'payment');
   }

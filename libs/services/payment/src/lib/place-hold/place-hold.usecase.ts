@@ -41,7 +41,7 @@ export class PlaceHoldUseCase {
     const asset = request.price.asset;
     await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${request.agentId}`]);
 
-    const verdict = await this.spendVerdict(manager, request, price);
+    const { verdict, approved } = await this.spendVerdict(manager, request, price);
     if (!verdict.ok) {
       const details = verdict.code === 'MCP_APPROVAL_REQUIRED'
         ? { ...verdict.details, approvalId: await this.pendingApproval(manager, request, price) }
@@ -58,20 +58,25 @@ export class PlaceHoldUseCase {
     }
 
     const holdId = randomUUID();
-    await manager.query('SAVEPOINT place_hold');
-    try {
-      await applyPosting(manager, PAYMENT, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: charged, asset }), request.intentId);
-    } catch (e) {
-      if (!(e instanceof InsufficientBalance)) throw e;
-      await manager.query('ROLLBACK TO SAVEPOINT place_hold');
-      return this.reject(manager, request, causationId, await this.noFunds(manager, request, charged));
+    // A free call moves nothing (no posting); a paid one may find the wallet short, which must leave no trace.
+    if (charged > 0n) {
+      await manager.query('SAVEPOINT place_hold');
+      try {
+        await applyPosting(manager, PAYMENT, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: charged, asset }), request.intentId);
+      } catch (e) {
+        if (!(e instanceof InsufficientBalance)) throw e;
+        await manager.query('ROLLBACK TO SAVEPOINT place_hold');
+        return this.reject(manager, request, causationId, await this.noFunds(manager, request, charged));
+      }
+      await manager.query('RELEASE SAVEPOINT place_hold');
     }
-    await manager.query('RELEASE SAVEPOINT place_hold');
-    await manager.query(
-      `UPDATE payment.approval SET status = 'used', used_by_intent = $5
-        WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND COALESCE(operation_key, '') = COALESCE($4, '') AND status = 'approved'`,
-      [request.agentId, request.toolId, request.argumentsHash, request.operationKey ?? null, request.intentId],
-    );
+    if (approved) {
+      await manager.query(
+        `UPDATE payment.approval SET status = 'used', used_by_intent = $5
+          WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND COALESCE(operation_key, '') = COALESCE($4, '') AND status = 'approved'`,
+        [request.agentId, request.toolId, request.argumentsHash, request.operationKey ?? null, request.intentId],
+      );
+    }
     await manager.query(
       'INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset) VALUES ($1, $2, $3, $4, $5)',
       [holdId, request.intentId, request.ownerId, charged.toString(), asset],
@@ -87,7 +92,7 @@ export class PlaceHoldUseCase {
     }, { causationId });
   }
 
-  private async spendVerdict(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<SpendVerdict> {
+  private async spendVerdict(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<{ verdict: SpendVerdict; approved: boolean }> {
     const [row]: { paused: boolean; spend_limit_minor: string | null; period: AgentSpendPolicy['period']; approval_threshold_minor: string | null }[] = await manager.query(
       'SELECT paused, spend_limit_minor, period, approval_threshold_minor FROM payment.spend_policy WHERE owner_id = $1 AND agent_id = $2',
       [request.ownerId, request.agentId],
@@ -114,13 +119,14 @@ export class PlaceHoldUseCase {
       [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now), request.operationKey ?? null, accountKey({ kind: 'debt', ownerId: request.ownerId })],
     );
     const owed = BigInt(f!.debt);
-    return decideSpend(policy, rules, {
+    const verdict = decideSpend(policy, rules, {
       price, asset: request.price.asset, debtMinor: owed > 0n ? owed : 0n,
       spentInPeriodMinor: BigInt(f!.spent_period), periodEndsAt: periodEnd(policy.period, now),
       callsLastMinute: Number(f!.calls_minute), spentLastMinuteMinor: BigInt(f!.spent_minute), sameRequestInWindow: Number(f!.same_request),
       approved: f!.approved, freeCallsUsedToday: Number(f!.free_today), dayEndsAt: periodEnd('day', now), now,
       ...(request.freeCallsPerDay !== undefined ? { freeCallsPerDay: request.freeCallsPerDay } : {}),
     });
+    return { verdict, approved: f!.approved };
   }
 
   /** The approval request the owner decides on: one per agent, tool, arguments and operation key. */
@@ -207,7 +213,6 @@ export class PlaceHoldUseCase {
   }
 
   private async reject(manager: EntityManager, request: CallRequestedPayload, causationId: string, r: Refusal): Promise<void> {
-    await manager.query('INSERT INTO payment.rejection (intent_id, code) VALUES ($1, $2) ON CONFLICT DO NOTHING', [request.intentId, r.code]);
     await this.recordCharge(manager, request, 0n, false, 'rejected', r.code);
     await this.outbox.append(manager, PaymentRejected, {
       intentId: request.intentId, code: r.code, message: r.message, retryable: r.retryable,
