@@ -31,6 +31,10 @@ export class EmbeddedConfig {
   @IsInt() @Min(1000)
   GATEWAY_SIGNIN_TTL_MS = 600_000;
 
+  @EnvVar({ description: 'x402 facilitator: "off" (default; x402 not offered), a facilitator URL that verifies and settles on chain, or "local" (signatures only, settles nothing: anyone can mint money — demos only).' })
+  @Matches(/^(off|local|https?:\/\/\S+)$/, { message: 'must be off, local or an http(s) URL' })
+  PAYMENT_X402_FACILITATOR = 'off';
+
   @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
   @IsString()
   LOG_LEVEL = 'info';

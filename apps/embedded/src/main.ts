@@ -17,7 +17,7 @@ import { startNestApp } from '@tollgate/http';
 import { LedgerModule } from '@tollgate/ledger-service';
 import { EventTransportModule, InProcessTransport } from '@tollgate/messaging';
 import { createLogger, HealthModule } from '@tollgate/observability';
-import { DEFAULT_VELOCITY, DEFAULT_X402, PaymentModule } from '@tollgate/payment-service';
+import { DEFAULT_VELOCITY, DEFAULT_X402, PaymentModule, x402FacilitatorOf } from '@tollgate/payment-service';
 import { ensureDatabase } from '@tollgate/persistence';
 import { SampleProvidersModule, TEXT_TOOLS_PATH } from '@tollgate/sample-providers-service';
 import { SettlementModule } from '@tollgate/settlement-service';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
         policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000 }),
       ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken }),
-      PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402 }),
+      PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: x402FacilitatorOf(config.PAYMENT_X402_FACILITATOR, 10_000) }),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
       LedgerModule.register(base),
       SampleProvidersModule,

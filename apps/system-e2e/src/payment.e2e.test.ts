@@ -77,6 +77,8 @@ describe('payment and settlement (issue 5)', () => {
       SETTLEMENT_VERIFICATION_WINDOW_MS: String(WINDOW_MS), SETTLEMENT_SWEEP_INTERVAL_MS: '100',
       PAYMENT_VELOCITY_MAX_REPEATS: '3', PAYMENT_VELOCITY_REPEAT_WINDOW_MS: '60000',
       GATEWAY_CALL_DEADLINE_MS: '3000', GATEWAY_CALL_WAIT_MS: '8000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
+      // The signature-only facilitator, explicitly allowed: this suite has no chain to settle on.
+      PAYMENT_X402_FACILITATOR: 'local', PAYMENT_X402_ALLOW_LOCAL_FACILITATOR: 'true',
     });
     token = system.adminToken;
     gw = system.url('gateway');
@@ -112,6 +114,10 @@ describe('payment and settlement (issue 5)', () => {
       expect(await deposit(ownerId, `bank-${ownerId}`, 1000n)).toMatchObject({ status: 200, json: { credited: false } });
       expect(await wallet(ownerId)).toEqual({ asset: 'USDC', available: '1000', held: '0', debt: '0' });
       expect((await postJson(`${pay}/admin/owners/${ownerId}/deposits`, { reference: 'x', amount: { amountMinor: '1.5', asset: 'USDC' } }, token)).status).toBe(400);
+      // Issue 12: amounts are bounded where money enters (a 19-digit deposit overflowed the balance column before).
+      expect((await deposit(ownerId, `bank-huge-${ownerId}`, 10n ** 18n)).status).toBe(400);
+      expect((await deposit(ownerId, `bank-huge2-${ownerId}`, 9_223_372_036_854_775_807n)).status).toBe(400);
+      expect(await wallet(ownerId)).toEqual({ asset: 'USDC', available: '1000', held: '0', debt: '0' });
     });
 
     it('a paid call: receipt VERIFYING with the amount held, then SETTLED; the ledger shows the split and sums to zero; a replay charges nothing', async () => {
@@ -352,6 +358,28 @@ describe('payment and settlement (issue 5)', () => {
 
       // Exactly one payment credited, and it paid exactly one call.
       expect(await wallet(a.ownerId)).toMatchObject({ available: '0' });
+    });
+
+    it('issue 12: a payment signed for more than the price mints nothing (the exact scheme pays the price)', async () => {
+      const fresh = await newAgent();
+      const req = required(await convert(fresh.client, 10, `x402-big-ask-${Date.now()}`)).accepts[0]!;
+      const big = errorOf(await convert(fresh.client, 10, `x402-big-${Date.now()}`, { 'x402/payment': await payer.sign(req, { value: 10n ** 12n }) }));
+      expect(big).toMatchObject({ code: 'PAYMENT_REQUIRED', retryable: true, details: { reason: 'amount_mismatch' } });
+      expect(await wallet(fresh.ownerId)).toEqual({ asset: 'USDC', available: '0', held: '0', debt: '0' });
+    });
+
+    it('issue 12: an authorization of 2^63 or more is refused at once and never stalls other owners\' calls', async () => {
+      const fresh = await newAgent();
+      const other = await newAgent();
+      await deposit(other.ownerId, `other-${Date.now()}`, 10_000n);
+      const req = required(await convert(fresh.client, 11, `x402-huge-ask-${Date.now()}`)).accepts[0]!;
+      const huge = errorOf(await convert(fresh.client, 11, `x402-huge-${Date.now()}`, { 'x402/payment': await payer.sign(req, { value: 2n ** 63n }) }));
+      expect(huge).toMatchObject({ code: 'PAYMENT_REQUIRED', retryable: true, details: { reason: 'amount_mismatch' } });
+      // Stalled, this call would answer IDEMPOTENCY_IN_PROGRESS once the gateway's wait (8 s here) ran out.
+      const fine = await convert(other.client, 12, `after-huge-${Date.now()}`);
+      expect(errorOf(fine)).toBeUndefined();
+      expect(receiptOf(fine)).toMatchObject({ held: { amountMinor: '500' } });
+      expect(await wallet(fresh.ownerId)).toMatchObject({ available: '0', held: '0' });
     });
   });
 

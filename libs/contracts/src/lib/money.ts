@@ -1,11 +1,30 @@
 import { IsString, Matches } from 'class-validator';
 
 /**
+ * The largest amount, in minor units, that may enter the system in one piece (a deposit, a price, an x402
+ * authorization, an amount on an event): 15 digits. PostgreSQL keeps balances in `bigint` (≤ 9.2 × 10^18), so
+ * thousands of maximal amounts still sum without overflow; anything bigger is refused where it enters instead of
+ * failing later inside a consumer (issue 12).
+ */
+export const MAX_AMOUNT_MINOR = 999_999_999_999_999n;
+/** 0 … MAX_AMOUNT_MINOR as a decimal string. */
+export const AMOUNT_MINOR_PATTERN = /^(0|[1-9][0-9]{0,14})$/;
+/** 1 … MAX_AMOUNT_MINOR as a decimal string. */
+export const POSITIVE_AMOUNT_MINOR_PATTERN = /^[1-9][0-9]{0,14}$/;
+/** −MAX_AMOUNT_MINOR … MAX_AMOUNT_MINOR as a decimal string (balances and movements carry a sign). */
+export const SIGNED_AMOUNT_MINOR_PATTERN = /^-?(0|[1-9][0-9]{0,14})$/;
+
+/** Whether a bigint is an amount the system accepts in one piece. */
+export function isBoundedAmount(minor: bigint): boolean {
+  return minor >= -MAX_AMOUNT_MINOR && minor <= MAX_AMOUNT_MINOR;
+}
+
+/**
  * An amount of money on the wire: integer minor units as a decimal string
  * (JSON has no bigint) plus the asset code. Convert with `toMinor`/`fromMinor`.
  */
 export class MoneyDto {
-  @Matches(/^-?(0|[1-9][0-9]*)$/, { message: 'amountMinor must be an integer number of minor units, as a string' })
+  @Matches(SIGNED_AMOUNT_MINOR_PATTERN, { message: 'amountMinor must be an integer number of minor units of at most 15 digits, as a string' })
   amountMinor!: string;
 
   @Matches(/^[A-Z][A-Z0-9]{1,11}$/, { message: 'asset must be an upper-case asset code such as USDC' })

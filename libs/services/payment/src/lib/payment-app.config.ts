@@ -1,6 +1,6 @@
-import { IsEthereumAddress, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { Equals, IsBoolean, IsEthereumAddress, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { CommonConfig, EnvVar } from '@tollgate/config';
-import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from './payment.options';
+import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions, type X402FacilitatorSetting } from './payment.options';
 
 /** Every variable the payment app reads, validated at boot. */
 export class PaymentAppConfig extends CommonConfig {
@@ -40,6 +40,20 @@ export class PaymentAppConfig extends CommonConfig {
   @IsEthereumAddress()
   PAYMENT_X402_PAY_TO = DEFAULT_X402.payTo;
 
+  @EnvVar({ description: 'x402 facilitator: "off" (x402 not offered), the base URL of a facilitator that verifies and settles on chain (POST /verify, /settle), or "local" (checks signatures, settles nothing: tests and demos only).' })
+  @Matches(/^(off|local|https?:\/\/\S+)$/, { message: 'must be off, local or an http(s) URL' })
+  PAYMENT_X402_FACILITATOR = 'off';
+
+  @EnvVar({ description: 'Allows PAYMENT_X402_FACILITATOR=local, which credits wallets for signatures nobody settles (anyone can mint money). Never in production.' })
+  @IsBoolean()
+  @ValidateIf((c: PaymentAppConfig) => c.PAYMENT_X402_FACILITATOR === 'local')
+  @Equals(true, { message: 'PAYMENT_X402_FACILITATOR=local settles nothing and lets anyone mint money; set PAYMENT_X402_ALLOW_LOCAL_FACILITATOR=true only for tests and demos' })
+  PAYMENT_X402_ALLOW_LOCAL_FACILITATOR = false;
+
+  @EnvVar({ description: 'x402: how long (ms) to wait for the facilitator before refusing the payment.' })
+  @IsInt() @Min(100) @Max(60_000)
+  PAYMENT_X402_FACILITATOR_TIMEOUT_MS = 10_000;
+
   toOptions(): PaymentOptions {
     return {
       databaseUrl: this.DATABASE_URL,
@@ -52,6 +66,14 @@ export class PaymentAppConfig extends CommonConfig {
         repeatWindowMs: this.PAYMENT_VELOCITY_REPEAT_WINDOW_MS,
       },
       x402: { ...DEFAULT_X402, network: this.PAYMENT_X402_NETWORK, assetAddress: this.PAYMENT_X402_ASSET_ADDRESS, payTo: this.PAYMENT_X402_PAY_TO },
+      x402Facilitator: x402FacilitatorOf(this.PAYMENT_X402_FACILITATOR, this.PAYMENT_X402_FACILITATOR_TIMEOUT_MS),
     };
   }
+}
+
+/** `PAYMENT_X402_FACILITATOR` (already validated) as the module's setting. */
+export function x402FacilitatorOf(value: string, timeoutMs: number): X402FacilitatorSetting {
+  if (value === 'off') return { kind: 'off' };
+  if (value === 'local') return { kind: 'local' };
+  return { kind: 'http', url: value, timeoutMs };
 }

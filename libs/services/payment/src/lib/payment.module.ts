@@ -13,7 +13,16 @@ import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
 import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
 import { SpendPolicyController } from './spend-policy/spend-policy.controller';
 import { LocalFacilitator } from './x402/local-facilitator';
-import { X402_FACILITATOR } from './x402/x402.types';
+import { HttpFacilitator } from './x402/http-facilitator';
+import { X402_FACILITATOR, type X402Facilitator } from './x402/x402.types';
+import { type X402FacilitatorSetting } from './payment.options';
+
+/** The configured facilitator; none when x402 is off (then no payment requirement is offered and x402 payments are refused). */
+function facilitatorFor(setting: X402FacilitatorSetting): X402Facilitator | null {
+  if (setting.kind === 'http') return new HttpFacilitator(setting.url, setting.timeoutMs);
+  if (setting.kind === 'local') return new LocalFacilitator();
+  return null;
+}
 
 /**
  * Payment: wallets (double-entry balances), holds, spend policy, approvals,
@@ -31,8 +40,7 @@ export class PaymentModule {
         { provide: PAYMENT_OPTIONS, useValue: options },
         adminTokenProvider(PAYMENT_ADMIN, options.adminToken),
         { provide: PAYMENT_OUTBOX, useValue: new OutboxWriter(PAYMENT, PAYMENT) },
-        // No chain is reachable from here: the local facilitator verifies and records payments itself.
-        { provide: X402_FACILITATOR, useValue: new LocalFacilitator() },
+        { provide: X402_FACILITATOR, useValue: facilitatorFor(options.x402Facilitator) },
         FundWalletUseCase,
         PlaceHoldUseCase,
         ResolveHoldUseCase,

@@ -16,11 +16,20 @@ export interface X402Settings {
   maxTimeoutSeconds: number;
 }
 
+/**
+ * Who verifies and settles x402 payments. `off` (the default): x402 is not offered and a payment sent anyway is
+ * refused. `http`: a facilitator that verifies **and settles on chain** (the x402 facilitator HTTP API, `POST /verify`
+ * and `POST /settle`). `local`: signatures are checked but nothing is settled anywhere — anyone can sign for money they
+ * do not have, so it exists only for tests and demos and the distributed apps refuse it unless explicitly allowed.
+ */
+export type X402FacilitatorSetting = { kind: 'off' } | { kind: 'local' } | { kind: 'http'; url: string; timeoutMs: number };
+
 export interface PaymentOptions extends ServiceRuntimeOptions {
   /** Bearer token of the payment admin API (wallets, spend policies, approvals); without one the API refuses every call. */
   adminToken?: string;
   velocity: VelocityRules;
   x402: X402Settings;
+  x402Facilitator: X402FacilitatorSetting;
 }
 
 /** Defaults shared by the distributed app's config and the embedded host. */

@@ -1,4 +1,5 @@
 import { Type } from 'class-transformer';
+import { AMOUNT_MINOR_PATTERN } from '@tollgate/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, MaxLength, Min, MinLength, ValidateIf, ValidateNested,
@@ -10,7 +11,7 @@ export class ProviderDefaultsDto {
   @IsOptional() @Matches(/^[a-z0-9][a-z0-9 _/-]{0,63}$/, { message: 'category must be 1-64 lower-case characters' }) category?: string;
 
   @ApiPropertyOptional({ description: 'Price per call in integer minor units of `asset`.', example: '10000' })
-  @IsOptional() @Matches(/^(0|[1-9][0-9]{0,17})$/, { message: 'priceMinor must be a non-negative integer string' }) priceMinor?: string;
+  @IsOptional() @Matches(AMOUNT_MINOR_PATTERN, { message: 'priceMinor must be a non-negative integer string' }) priceMinor?: string;
 
   @ApiPropertyOptional({ example: 'USDC' })
   @IsOptional() @Matches(/^[A-Z][A-Z0-9]{1,11}$/) asset?: string;

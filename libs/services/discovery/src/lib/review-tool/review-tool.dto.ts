@@ -1,4 +1,5 @@
 import { Type } from 'class-transformer';
+import { AMOUNT_MINOR_PATTERN } from '@tollgate/contracts';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, Matches, MaxLength, Min, MinLength, ValidateNested,
@@ -21,7 +22,7 @@ export class UpdateToolDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @MinLength(1) @MaxLength(1000) summary?: string;
   @ApiPropertyOptional({ enum: ['read', 'write'] }) @IsOptional() @IsIn(['read', 'write']) kind?: 'read' | 'write';
   @ApiPropertyOptional() @IsOptional() @IsString() @MinLength(1) @MaxLength(32) tier?: string;
-  @ApiPropertyOptional() @IsOptional() @Matches(/^(0|[1-9][0-9]{0,17})$/) priceMinor?: string;
+  @ApiPropertyOptional() @IsOptional() @Matches(AMOUNT_MINOR_PATTERN) priceMinor?: string;
   @ApiPropertyOptional() @IsOptional() @Matches(/^[A-Z][A-Z0-9]{1,11}$/) asset?: string;
   @ApiPropertyOptional() @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
   @ApiPropertyOptional({ type: [ExampleDto] }) @IsOptional() @IsArray() @ArrayMaxSize(10) @ValidateNested({ each: true }) @Type(() => ExampleDto) examples?: ExampleDto[];

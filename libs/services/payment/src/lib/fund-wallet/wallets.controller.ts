@@ -3,12 +3,13 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { type Response } from 'express';
+import { POSITIVE_AMOUNT_MINOR_PATTERN } from '@tollgate/contracts';
 import { adminTokenGuard } from '@tollgate/http';
 import { PAYMENT_ADMIN } from '../payment.constants';
 import { FundWalletUseCase } from './fund-wallet.usecase';
 
 export class DepositAmountDto {
-  @Matches(/^[1-9][0-9]{0,18}$/, { message: 'amountMinor must be a positive whole number of minor units, as a string' }) amountMinor!: string;
+  @Matches(POSITIVE_AMOUNT_MINOR_PATTERN, { message: 'amountMinor must be a positive whole number of minor units (at most 15 digits), as a string' }) amountMinor!: string;
   @Matches(/^[A-Z][A-Z0-9]{1,11}$/, { message: 'asset must be an upper-case asset code such as USDC' }) asset!: string;
 }
 

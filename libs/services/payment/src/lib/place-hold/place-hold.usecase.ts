@@ -7,6 +7,7 @@ import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting, balanceOf, InsufficientBalance } from '@tollgate/persistence';
 import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
+import { exactAmountProblem } from '../x402/exact-amount';
 import { paymentRequired, requirementsFor } from '../x402/payment-required';
 import { type PaymentPayload, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 
@@ -33,7 +34,7 @@ export class PlaceHoldUseCase {
   constructor(
     @Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter,
     @Inject(PAYMENT_OPTIONS) private readonly options: PaymentOptions,
-    @Inject(X402_FACILITATOR) private readonly facilitator: X402Facilitator,
+    @Inject(X402_FACILITATOR) private readonly facilitator: X402Facilitator | null,
   ) {}
 
   async execute(manager: EntityManager, request: CallRequestedPayload, causationId: string): Promise<void> {
@@ -147,6 +148,14 @@ export class PlaceHoldUseCase {
   /** x402: verify the signed payment, spend its nonce once, credit the wallet with it (the hold then takes the price from there). */
   private async acceptX402(manager: EntityManager, request: CallRequestedPayload, price: bigint, causationId: string): Promise<SettleResponse | Refusal> {
     const settings = this.options.x402;
+    const facilitator = this.facilitator;
+    if (!facilitator) {
+      return {
+        code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false,
+        message: 'This gateway does not accept x402 payments. Pay from the prepaid balance: top up, then retry without _meta["x402/payment"].',
+        details: { supportedNetworks: [] },
+      };
+    }
     const payment = request.x402Payment as unknown as PaymentPayload;
     const requirements = requirementsFor(settings, price);
     const required = (error: string) => ({ ...paymentRequired(settings, request.toolName, price, error) }) as unknown as Record<string, unknown>;
@@ -166,7 +175,9 @@ export class PlaceHoldUseCase {
       message: `The x402 payment was refused (${reason}). Sign a new payment for the requirement returned.`,
       details: { reason }, x402PaymentRequired: required(reason),
     });
-    const verified = await this.facilitator.verify(payment, requirements);
+    const wrongAmount = exactAmountProblem(payment, requirements);
+    if (wrongAmount) return refuse(wrongAmount);
+    const verified = await facilitator.verify(payment, requirements);
     if (!verified.isValid) return refuse(verified.invalidReason ?? 'invalid_payload');
     const auth = payment.payload.authorization;
     const spent = await manager.query(
@@ -174,9 +185,10 @@ export class PlaceHoldUseCase {
       [settings.network, verified.payer!.toLowerCase(), auth.nonce.toLowerCase(), request.intentId],
     );
     if (spent.length === 0) return refuse('nonce_already_used');
-    const settled = await this.facilitator.settle(payment, requirements);
+    const settled = await facilitator.settle(payment, requirements);
     if (!settled.success) return refuse(settled.errorReason ?? 'settlement_failed');
-    const amount = { minor: BigInt(auth.value), asset: request.price.asset };
+    // Exactly what was settled: the exact scheme's amount, which the facilitator checked the authorization moves.
+    const amount = { minor: BigInt(requirements.amount), asset: request.price.asset };
     const depositId = randomUUID();
     const reference = `x402:${settings.network}:${auth.nonce.toLowerCase()}`;
     const owed = -(await balanceOf(manager, PAYMENT, accountKey({ kind: 'debt', ownerId: request.ownerId }), amount.asset));
@@ -196,7 +208,7 @@ export class PlaceHoldUseCase {
     const asset = request.price.asset;
     const [wallet]: { n: string }[] = await manager.query('SELECT count(*) AS n FROM payment.deposit WHERE owner_id = $1 AND asset = $2', [request.ownerId, asset]);
     const available = await balanceOf(manager, PAYMENT, accountKey({ kind: 'available', ownerId: request.ownerId }), asset);
-    const canX402 = asset === this.options.x402.assetCode;
+    const canX402 = this.facilitator !== null && asset === this.options.x402.assetCode;
     if (Number(wallet!.n) === 0 && canX402) {
       return {
         code: 'PAYMENT_REQUIRED', retryable: true,

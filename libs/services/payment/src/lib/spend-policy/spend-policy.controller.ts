@@ -3,16 +3,17 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { IsBoolean, IsIn, IsOptional, Matches } from 'class-validator';
 import { type DataSource } from 'typeorm';
+import { AMOUNT_MINOR_PATTERN } from '@tollgate/contracts';
 import { adminTokenGuard } from '@tollgate/http';
 import { PAYMENT, PAYMENT_ADMIN } from '../payment.constants';
 
 export class SpendPolicyDto {
   @IsOptional() @IsBoolean() paused?: boolean;
   /** Most the agent may spend per period, in minor units; null or absent: no limit. */
-  @IsOptional() @Matches(/^(0|[1-9][0-9]{0,18})$/) spendLimitMinor?: string | null;
+  @IsOptional() @Matches(AMOUNT_MINOR_PATTERN) spendLimitMinor?: string | null;
   @IsOptional() @IsIn(['day', 'week', 'month']) period?: 'day' | 'week' | 'month';
   /** Calls priced above this need the owner's approval; null or absent: never. */
-  @IsOptional() @Matches(/^(0|[1-9][0-9]{0,18})$/) approvalThresholdMinor?: string | null;
+  @IsOptional() @Matches(AMOUNT_MINOR_PATTERN) approvalThresholdMinor?: string | null;
   @IsOptional() @Matches(/^[A-Z][A-Z0-9]{1,11}$/) asset?: string;
 }
 

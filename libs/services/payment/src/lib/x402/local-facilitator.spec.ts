@@ -25,6 +25,13 @@ describe('LocalFacilitator (x402 exact scheme, EIP-3009 signatures)', () => {
     expect(await facilitator.verify(await sign({ network: 'eip155:1' }), req)).toMatchObject({ isValid: false, invalidReason: 'invalid_network' });
   });
 
+  it('issue 12: the exact scheme pays the price — a bigger signed value, or one beyond any bounded amount, is refused', async () => {
+    expect(await facilitator.verify(await sign({ value: 1001n }), req)).toMatchObject({ isValid: false, invalidReason: 'amount_mismatch' });
+    expect(await facilitator.verify(await sign({ value: 10n ** 12n }), req)).toMatchObject({ isValid: false, invalidReason: 'amount_mismatch' });
+    expect(await facilitator.verify(await sign({ value: 2n ** 63n }), req)).toMatchObject({ isValid: false, invalidReason: 'amount_mismatch' });
+    expect(await facilitator.settle(await sign({ value: 2n ** 255n }), req)).toMatchObject({ success: false });
+  });
+
   it('refuses a signature that does not recover to the payer, or a tampered amount', async () => {
     const p = await sign();
     const tampered = { ...p, payload: { ...p.payload, authorization: { ...p.payload.authorization, value: '5000' } } };

@@ -1,3 +1,4 @@
+import { MAX_AMOUNT_MINOR } from '@tollgate/contracts';
 import type * as Viem from 'viem' with { 'resolution-mode': 'import' };
 import { type InvalidReason, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse, type X402Facilitator } from './x402.types';
 
@@ -24,6 +25,10 @@ export function chainIdOf(network: string): number | undefined {
 }
 
 /**
+ * FOR TESTS AND DEMOS ONLY: nothing is settled on any chain, so a signature over money the payer does not have
+ * passes. The payment service uses it only when configured explicitly (`PAYMENT_X402_FACILITATOR=local`, which the
+ * distributed app refuses unless `PAYMENT_X402_ALLOW_LOCAL_FACILITATOR=true`).
+ *
  * A facilitator that checks everything a chain-backed one checks before
  * broadcasting — the EIP-712 signature recovers to `from`, the recipient, the
  * token, the amount, the validity window — and "settles" by recording the
@@ -52,6 +57,7 @@ export class LocalFacilitator implements X402Facilitator {
     if (payment?.x402Version !== 2 || !auth || typeof signature !== 'string' || !isHex(signature)) return 'invalid_payload';
     if (![auth.from, auth.to].every((a) => typeof a === 'string' && isAddress(a)) || !isHex(auth.nonce) || auth.nonce.length !== 66) return 'invalid_payload';
     if (![auth.value, auth.validAfter, auth.validBefore].every((n) => typeof n === 'string' && /^(0|[1-9][0-9]{0,77})$/.test(n))) return 'invalid_payload';
+    if (BigInt(auth.value) > MAX_AMOUNT_MINOR) return 'amount_mismatch';
     if (payment.accepted?.scheme !== 'exact') return 'unsupported_scheme';
     if (payment.accepted.network !== req.network) return 'invalid_network';
     const chainId = chainIdOf(req.network);
@@ -71,6 +77,8 @@ export class LocalFacilitator implements X402Facilitator {
     }).catch(() => false);
     if (!ok) return 'invalid_signature';
     if (BigInt(auth.value) < BigInt(req.amount)) return 'insufficient_amount';
+    // The exact scheme: the authorization moves the price, so a bigger signed value is not "change" to keep.
+    if (BigInt(auth.value) !== BigInt(req.amount)) return 'amount_mismatch';
     const nowS = BigInt(Math.floor(this.now() / 1000));
     if (BigInt(auth.validAfter) > nowS) return 'authorization_not_yet_valid';
     // A few seconds of margin, as facilitators keep for the block that would carry the transfer.

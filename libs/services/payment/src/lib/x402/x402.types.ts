@@ -49,9 +49,13 @@ export type InvalidReason =
   | 'recipient_mismatch'
   | 'asset_mismatch'
   | 'insufficient_amount'
+  /** The exact scheme pays the price, no more and no less. */
+  | 'amount_mismatch'
   | 'authorization_not_yet_valid'
   | 'authorization_expired'
-  | 'nonce_already_used';
+  | 'nonce_already_used'
+  | 'facilitator_refused'
+  | 'facilitator_unavailable';
 
 export interface VerifyResponse {
   isValid: boolean;
@@ -67,7 +71,7 @@ export interface SettleResponse {
   network: string;
 }
 
-/** Verify / settle, as an x402 facilitator offers them. Here: the local one (no chain is reachable). */
+/** Verify / settle, as an x402 facilitator offers them: the HTTP one in production, the local one in tests and demos. */
 export interface X402Facilitator {
   verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
   settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
