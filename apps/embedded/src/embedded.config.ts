@@ -35,6 +35,10 @@ export class EmbeddedConfig {
   @Matches(/^(off|local|https?:\/\/\S+)$/, { message: 'must be off, local or an http(s) URL' })
   PAYMENT_X402_FACILITATOR = 'off';
 
+  @EnvVar({ description: 'Proxies trusted to state the client address in X-Forwarded-For (comma-separated addresses, CIDRs, or loopback / linklocal / uniquelocal); empty: none.', example: '' })
+  @Matches(/^[0-9A-Za-z.:/,\s]*$/)
+  GATEWAY_TRUSTED_PROXIES = '';
+
   @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
   @IsString()
   LOG_LEVEL = 'info';

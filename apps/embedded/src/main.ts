@@ -60,13 +60,13 @@ async function main(): Promise<void> {
       ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken }),
       PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: x402FacilitatorOf(config.PAYMENT_X402_FACILITATOR, 10_000) }),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
-      LedgerModule.register(base),
+      LedgerModule.register({ ...base, adminToken }),
       SampleProvidersModule,
     ],
   })
   class EmbeddedAppModule {}
 
-  const { app, url } = await startNestApp({ service: 'embedded', module: EmbeddedAppModule, host: config.HOST, port: config.PORT, shutdownHooks: false });
+  const { app, url } = await startNestApp({ service: 'embedded', module: EmbeddedAppModule, host: config.HOST, port: config.PORT, shutdownHooks: false, trustedProxies: config.GATEWAY_TRUSTED_PROXIES });
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -16,12 +16,12 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(transport),
       HealthModule,
-      LedgerModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS }),
+      LedgerModule.register(config.toOptions()),
     ],
   })
   class LedgerAppModule {}
 
-  await startNestApp({ service: 'ledger', module: LedgerAppModule, host: config.HOST, port: config.PORT });
+  await startNestApp({ service: 'ledger', module: LedgerAppModule, host: config.HOST, port: config.PORT, openApi: { title: 'Tollgate ledger', description: 'Finance API (finance tokens) and its admin API.' } });
 }
 
 main().catch((error) => {

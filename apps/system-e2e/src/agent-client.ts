@@ -37,10 +37,10 @@ export interface Timeline {
   timeline: { type: string; producer: string; occurredAt: string; eventId: string; details?: Record<string, unknown> }[];
 }
 
-/** `callsUrl` is the ledger's `/calls` endpoint. */
-export async function timelineWhen(callsUrl: string, intentId: string, done: (t: Timeline) => boolean): Promise<Timeline> {
+/** `callsUrl` is the ledger's `/calls` endpoint; `token` a finance or operator token (or the ledger's admin token). */
+export async function timelineWhen(callsUrl: string, intentId: string, done: (t: Timeline) => boolean, token: string): Promise<Timeline> {
   return waitFor(`ledger timeline of ${intentId}`, async () => {
-    const res = await fetch(`${callsUrl}/${intentId}`);
+    const res = await fetch(`${callsUrl}/${intentId}`, { headers: { authorization: `Bearer ${token}` } });
     if (res.status !== 200) return undefined;
     const t = (await res.json()) as Timeline;
     return done(t) ? t : undefined;

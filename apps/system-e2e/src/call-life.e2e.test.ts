@@ -117,7 +117,7 @@ describe('the call life (issue 4)', () => {
       expect(await tickets(key)).toHaveLength(1);
       const intentId = (await intentOfKey(key))!;
       expect(await attempts(intentId)).toEqual([expect.objectContaining({ attempt: 1, status: 'outcome_unknown' })]);
-      const t = await timelineWhen(ledger, intentId, (x) => x.timeline.some((e) => e.type === 'EffectConfirmed'));
+      const t = await timelineWhen(ledger, intentId, (x) => x.timeline.some((e) => e.type === 'EffectConfirmed'), adminToken);
       for (const type of ['CallRequested', 'CallDispatched', 'OutcomeUnknown', 'ResultReceived', 'EffectConfirmed']) expect(count(t, type)).toBe(1);
       expect(t.contradictions).toEqual([]);
     });
@@ -155,7 +155,7 @@ describe('the call life (issue 4)', () => {
       expect(final.structuredContent).toMatchObject({ source_id: 'doc-5', title: 'Survive a crash' });
       expect(await tickets(key)).toHaveLength(1);
       expect(await attempts(intentId)).toEqual([expect.objectContaining({ attempt: 1, status: 'outcome_unknown' })]);
-      const t = await timelineWhen(ledger, intentId, (x) => x.timeline.some((e) => e.type === 'EffectConfirmed'));
+      const t = await timelineWhen(ledger, intentId, (x) => x.timeline.some((e) => e.type === 'EffectConfirmed'), adminToken);
       for (const type of ['CallDispatched', 'OutcomeUnknown', 'ResultReceived', 'EffectConfirmed']) expect(count(t, type)).toBe(1);
       const reason = await pg.query(`SELECT envelope->'payload'->>'reason' AS r FROM execution.outbox_event WHERE envelope->>'type' = 'OutcomeUnknown' AND envelope->'payload'->>'intentId' = $1`, [intentId]);
       expect(reason.rows).toEqual([{ r: 'execution_interrupted' }]);
@@ -178,7 +178,7 @@ describe('the call life (issue 4)', () => {
       await postJson(`${providers}/flaky/faults`, { 'flaky-a': 1, 'flaky-b': 1 }, '');
       const r = await call('flaky_lookup', { code: 'B1' });
       expect(errorOf(r)).toMatchObject({ code: 'TOOL_ALL_BINDINGS_FAILED', retryable: false, intentId: expect.any(String) });
-      const t = await timelineWhen(ledger, errorOf(r)!.intentId!, (x) => x.status === 'refunded');
+      const t = await timelineWhen(ledger, errorOf(r)!.intentId!, (x) => x.status === 'refunded', adminToken);
       expect(count(t, 'CallDispatched')).toBe(2);
     });
   });
@@ -187,7 +187,7 @@ describe('the call life (issue 4)', () => {
     it('refuses an output that breaks its own schema: PROVIDER_CONTRACT_VIOLATION, refunded', async () => {
       const r = await call('broken_stats', {});
       expect(errorOf(r)).toMatchObject({ code: 'PROVIDER_CONTRACT_VIOLATION', retryable: false });
-      expect((await timelineWhen(ledger, errorOf(r)!.intentId!, (x) => x.status === 'refunded')).status).toBe('refunded');
+      expect((await timelineWhen(ledger, errorOf(r)!.intentId!, (x) => x.status === 'refunded', adminToken)).status).toBe('refunded');
     });
 
     it('refuses a result over 2,500,000 bytes without carrying it', async () => {
@@ -263,7 +263,7 @@ describe('the call life (issue 4)', () => {
       expect((await cli('resolve', intentId, '--decision', 'happened', '--operator', 'bob', '--reason', 'again')).code).toBe(1);
       const row = (await pg.query('SELECT status, resolution FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0];
       expect(row).toMatchObject({ status: 'resolved', resolution: { decision: 'did_not_happen', by: 'alice', why: 'the probe log shows no launch', at: expect.any(String) } });
-      expect((await timelineWhen(ledger, intentId, (x) => x.status === 'refunded')).status).toBe('refunded');
+      expect((await timelineWhen(ledger, intentId, (x) => x.status === 'refunded', adminToken)).status).toBe('refunded');
       const final = await finalAnswer('launch_probe', { delayMs: CALL_DEADLINE_MS + 2000 }, key);
       expect(errorOf(final)).toMatchObject({ code: 'PROVIDER_SYSTEM_ERROR', message: expect.stringMatching(/alice/) });
       expect(await attempts(intentId)).toHaveLength(1);

@@ -32,7 +32,7 @@ describe('distributed mode: one call through every service, each its own process
     for (const s of SERVICES) ports[s] = await freePort();
     const env = (s: string) => ({
       PORT: String(ports[s]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
-      GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+      GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, LEDGER_ADMIN_TOKEN: adminToken, SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
     });
     for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s}/src/main.ts`, [], env(s)));
     await Promise.all(
@@ -69,7 +69,7 @@ describe('distributed mode: one call through every service, each its own process
     const receipt = result._meta?.['assay/receipt'] as { intentId: string; providerId: string; attempts: number; classification: string };
     expect(receipt).toMatchObject({ providerId: 'everything', attempts: 1, classification: 'ok' });
 
-    const t = await timelineWhen(`http://127.0.0.1:${ports['ledger']}/calls`, receipt.intentId, (x) => x.status === 'settled');
+    const t = await timelineWhen(`http://127.0.0.1:${ports['ledger']}/calls`, receipt.intentId, (x) => x.status === 'settled', adminToken);
     expectThreeSeparateFacts(t);
     expect(t.timeline.find((e) => e.type === 'CallSettled')?.producer).toBe('settlement');
   });

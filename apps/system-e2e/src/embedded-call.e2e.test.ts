@@ -54,7 +54,7 @@ describe('embedded mode (npm start): one call end to end', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'Echo: hello from embedded' }]);
     const receipt = result._meta?.['assay/receipt'] as { intentId: string; providerId: string; attempts: number; toolId: string };
     expect(receipt).toMatchObject({ providerId: 'everything', attempts: 1, toolId: 'echo' });
-    const t = await timelineWhen(demo.ledgerUrl, receipt.intentId, (x) => x.status === 'settled');
+    const t = await timelineWhen(demo.ledgerUrl, receipt.intentId, (x) => x.status === 'settled', demo.adminToken);
     expectThreeSeparateFacts(t);
   });
 

@@ -150,7 +150,7 @@ describe('chaos: kill -9 of payment and settlement during 200 paid calls (issue 
       SELECT account, sum(balance)::text AS balance FROM (SELECT account, balance FROM payment.balance UNION ALL SELECT account, balance FROM settlement.balance) x
        GROUP BY account HAVING sum(balance) <> 0 ORDER BY account`)).rows as { account: string; balance: string }[];
     await waitFor('the ledger journal equal to the books', async () => {
-      const b = (await (await fetch(`${system.url('ledger')}/balances`)).json()) as { accounts: { account: string; balance: string }[]; totals: { sum: string }[] };
+      const b = (await (await fetch(`${system.url('ledger')}/balances`, { headers: { authorization: `Bearer ${system.adminToken}` } })).json()) as { accounts: { account: string; balance: string }[]; totals: { sum: string }[] };
       const journal = b.accounts.filter((a) => a.balance !== '0').map((a) => ({ account: a.account, balance: a.balance }));
       return b.totals.every((t) => t.sum === '0') && JSON.stringify(journal) === JSON.stringify(books);
     }, 60_000, 500);

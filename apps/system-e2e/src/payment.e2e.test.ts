@@ -48,7 +48,7 @@ describe('payment and settlement (issue 5)', () => {
       .find((b) => b.asset === 'USDC') ?? { asset: 'USDC', available: '0', held: '0', debt: '0' };
   const convert = (c: Client, n: number | string, key?: string, meta?: Record<string, unknown>) =>
     callThrough(c, 'convert_currency', { amount: String(n), from: 'EUR', to: 'USD' }, key, meta);
-  const ledgerBalances = async (path = ''): Promise<Balances> => (await fetch(`${ledger}/balances${path}`)).json() as Promise<Balances>;
+  const ledgerBalances = async (path = ''): Promise<Balances> => (await admin('GET', `${ledger}/balances${path}`)).json as unknown as Balances;
   const balanceIn = (b: Balances, account: string) => b.accounts.find((a) => a.account === account && a.asset === 'USDC')?.balance ?? '0';
   /** The finance / ops CLI (`tools/ops/src/money.cli.ts`) as an operator runs it. */
   const money = async (...args: string[]) => {
@@ -139,7 +139,7 @@ describe('payment and settlement (issue 5)', () => {
       await waitFor('hold captured in payment', async () => (await wallet(ownerId)).held === '0', 10_000, 100);
       expect(await wallet(ownerId)).toMatchObject({ available: '1500', held: '0' });
 
-      const t = await timelineWhen(`${ledger}/calls`, receiptOf(first)!.intentId, (x) => x.timeline.some((e) => e.type === 'CallSettled'));
+      const t = await timelineWhen(`${ledger}/calls`, receiptOf(first)!.intentId, (x) => x.timeline.some((e) => e.type === 'CallSettled'), token);
       const settledEvent = t.timeline.find((e) => e.type === 'CallSettled')!;
       expect(settledEvent.producer).toBe('settlement');
       expect(settledEvent.details).toMatchObject({ amount: { amountMinor: '500' }, fee: { amountMinor: '50' }, providerNet: { amountMinor: '450' } });
@@ -184,7 +184,7 @@ describe('payment and settlement (issue 5)', () => {
       expect(errorOf(r)).toMatchObject({ code: 'PROVIDER_CONTRACT_VIOLATION', retryable: false, intentId: expect.any(String) });
       const final = await finalReceipt(a.client, 'broken_stats', {}, key);
       expect(receiptOf(final)).toMatchObject({ status: 'REFUNDED', charged: { amountMinor: '0' }, held: { amountMinor: '0' } });
-      const t = await timelineWhen(`${ledger}/calls`, receiptOf(final)!.intentId, (x) => x.timeline.some((e) => e.type === 'CallRefunded'));
+      const t = await timelineWhen(`${ledger}/calls`, receiptOf(final)!.intentId, (x) => x.timeline.some((e) => e.type === 'CallRefunded'), token);
       expect(t.timeline.filter((e) => e.type === 'CallSettled')).toHaveLength(0);
       expect(t.timeline.find((e) => e.type === 'CallRefunded')!.details).toMatchObject({ amount: { amountMinor: '700' }, reason: 'PROVIDER_CONTRACT_VIOLATION' });
     });
@@ -383,12 +383,63 @@ describe('payment and settlement (issue 5)', () => {
     });
   });
 
+  describe('finance API behind finance tokens (issue 12 point 2)', () => {
+    const get = (path: string, auth?: string) => fetch(`${ledger}${path}`, auth === undefined ? {} : { headers: { authorization: auth } });
+    const issue = async (body: Record<string, unknown>) => (await postJson(`${ledger}/admin/finance-tokens`, body, token)).json as { tokenId: string; token: string };
+
+    it('refuses every finance route without a finance token — none, an agent credential, a bare token, a revoked one', async () => {
+      const a = await newAgent();
+      await deposit(a.ownerId, `bank-fin-${a.ownerId}`, 1000n);
+      const intentId = receiptOf(await convert(a.client, 21, `fin-${Date.now()}`))!.intentId;
+      const agentCred = (await postJson(`${gw}/admin/agents/${a.agentId}/credentials`, {}, token)).json['credential'] as string;
+      const finance = await issue({ label: 'books' });
+      for (const path of ['/balances', `/balances/owners/${a.ownerId}`, '/balances/providers/catalog-demo', `/calls/${intentId}`]) {
+        for (const auth of [undefined, `Bearer ${agentCred}`, finance.token, `Basic ${finance.token}`, 'Bearer ']) {
+          const r = await get(path, auth);
+          expect({ path, auth, status: r.status }).toEqual({ path, auth, status: 401 });
+          expect(await r.json()).toMatchObject({ code: 'FINANCE_TOKEN_INVALID' });
+        }
+      }
+      expect((await get('/balances', `Bearer ${finance.token}`)).status).toBe(200);
+      // A finance token is not an admin credential.
+      expect((await postJson(`${ledger}/admin/finance-tokens`, { label: 'escalate' }, finance.token)).status).toBe(401);
+      expect((await admin('DELETE', `${ledger}/admin/finance-tokens/${finance.tokenId}`)).status).toBe(200);
+      expect((await get('/balances', `Bearer ${finance.token}`)).status).toBe(401);
+    });
+
+    it('an owner-scoped token reads only its owner; finance views omit operation keys and payment signatures, operators see them', async () => {
+      const a = await newAgent();
+      const b = await newAgent();
+      await deposit(a.ownerId, `bank-fa-${a.ownerId}`, 1000n);
+      await deposit(b.ownerId, `bank-fb-${b.ownerId}`, 1000n);
+      const keyA = `fin-a-${Date.now()}`;
+      const intentA = receiptOf(await convert(a.client, 22, keyA))!.intentId;
+      const intentB = receiptOf(await convert(b.client, 23, `fin-b-${Date.now()}`))!.intentId;
+      const scoped = await issue({ label: 'owner A auditor', ownerId: a.ownerId });
+      const operator = await issue({ label: 'on call', role: 'operator' });
+      const asScoped = `Bearer ${scoped.token}`;
+      expect((await get(`/balances/owners/${a.ownerId}`, asScoped)).status).toBe(200);
+      expect((await get(`/balances/owners/${b.ownerId}`, asScoped)).status).toBe(403);
+      expect((await get('/balances', asScoped)).status).toBe(403);
+      expect((await get('/balances/providers/catalog-demo', asScoped)).status).toBe(403);
+      const mine = await timelineWhen(`${ledger}/calls`, intentA, (t) => t.timeline.some((e) => e.type === 'PaymentHeld'), scoped.token);
+      const requested = mine.timeline.find((e) => e.type === 'CallRequested')!;
+      expect(requested.details).toMatchObject({ ownerId: a.ownerId });
+      expect(requested.details).not.toHaveProperty('operationKey');
+      expect(JSON.stringify(mine)).not.toContain(keyA);
+      await timelineWhen(`${ledger}/calls`, intentB, () => true, token);
+      expect((await get(`/calls/${intentB}`, asScoped)).status).toBe(404);
+      const full = await timelineWhen(`${ledger}/calls`, intentA, () => true, operator.token);
+      expect(full.timeline.find((e) => e.type === 'CallRequested')!.details).toMatchObject({ operationKey: keyA });
+    });
+  });
+
   describe('provider statements and payouts', () => {
     it("a statement's net equals the payout to the minor unit; a second payout of the period pays nothing", async () => {
       await waitFor('every paid call settled or refunded', async () => {
         const s = (await admin('GET', `${settle}/admin/providers/catalog-demo/statement?periodStart=${startedAt.toISOString()}&periodEnd=${new Date(Date.now() + 60_000).toISOString()}`)).json;
         const lines = s['lines'] as { calls: number }[];
-        return lines.length > 0 && (await fetch(`${ledger}/balances`).then((r) => r.json()) as Balances).totals!.every((t) => t.sum === '0');
+        return lines.length > 0 && (await ledgerBalances()).totals!.every((t) => t.sum === '0');
       }, 30_000, 300);
       await new Promise((r) => setTimeout(r, WINDOW_MS + 1000));
       const periodEnd = new Date(Date.now() + 60_000).toISOString();

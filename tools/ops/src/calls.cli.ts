@@ -7,15 +7,16 @@
  * `npx nx run ops:calls -- <command>`; EXECUTION_URL, EXECUTION_ADMIN_TOKEN, LEDGER_URL configure it.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { adminFetch, show } from './cli-http';
+import { adminFetch, ledgerToken, show } from './cli-http';
 
 const program = new Command('calls')
   .description('Calls whose outcome is unknown: list, inspect, resolve with a recorded decision.')
   .option('--execution-url <url>', 'execution base URL', process.env['EXECUTION_URL'] ?? 'http://127.0.0.1:3002')
   .option('--ledger-url <url>', 'ledger base URL', process.env['LEDGER_URL'] ?? 'http://127.0.0.1:3005')
-  .option('--token <token>', 'execution admin token (default: $EXECUTION_ADMIN_TOKEN)', process.env['EXECUTION_ADMIN_TOKEN']);
+  .option('--token <token>', 'execution admin token (default: $EXECUTION_ADMIN_TOKEN)', process.env['EXECUTION_ADMIN_TOKEN'])
+  .option('--ledger-token <token>', 'operator token of the ledger (default: $LEDGER_TOKEN, else --token)');
 
-type Opts = { executionUrl: string; ledgerUrl: string; token?: string };
+type Opts = { executionUrl: string; ledgerUrl: string; token?: string; ledgerToken?: string };
 
 const admin = (path: string, init: RequestInit = {}) => {
   const o = program.opts<Opts>();
@@ -27,7 +28,10 @@ program.command('unknown').description('calls with an open reconciliation').opti
   .action(async (o: { all?: boolean }) => show(await admin(`/admin/reconciliations?status=${o.all ? 'all' : 'open'}`)));
 
 program.command('timeline <intentId>').description('the ledger timeline of one call')
-  .action(async (intentId: string) => show(await fetch(`${program.opts<Opts>().ledgerUrl}/calls/${encodeURIComponent(intentId)}`)));
+  .action(async (intentId: string) => {
+    const o = program.opts<Opts>();
+    show(await adminFetch(o.ledgerUrl, ledgerToken(o.ledgerToken, o.token), `/calls/${encodeURIComponent(intentId)}`));
+  });
 
 program.command('resolve <intentId>').description('record an operator decision on an unknown outcome')
   .requiredOption('--decision <decision>', 'happened | did_not_happen', (v: string) => {

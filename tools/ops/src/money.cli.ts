@@ -11,7 +11,7 @@
  * PAYMENT_ADMIN_TOKEN / SETTLEMENT_ADMIN_TOKEN) configure it.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { adminFetch, show } from './cli-http';
+import { adminFetch, ledgerToken, show } from './cli-http';
 
 const env = process.env;
 const program = new Command('money')
@@ -19,9 +19,10 @@ const program = new Command('money')
   .option('--payment-url <url>', 'payment base URL', env['PAYMENT_URL'] ?? 'http://127.0.0.1:3003')
   .option('--settlement-url <url>', 'settlement base URL', env['SETTLEMENT_URL'] ?? 'http://127.0.0.1:3004')
   .option('--ledger-url <url>', 'ledger base URL', env['LEDGER_URL'] ?? 'http://127.0.0.1:3005')
-  .option('--token <token>', 'admin token of payment and settlement', env['ADMIN_TOKEN']);
+  .option('--token <token>', 'admin token of payment and settlement', env['ADMIN_TOKEN'])
+  .option('--ledger-token <token>', 'finance or operator token of the ledger (default: $LEDGER_TOKEN, else --token)');
 
-type Opts = { paymentUrl: string; settlementUrl: string; ledgerUrl: string; token?: string };
+type Opts = { paymentUrl: string; settlementUrl: string; ledgerUrl: string; token?: string; ledgerToken?: string };
 
 function admin(service: 'payment' | 'settlement', path: string, init: RequestInit = {}): Promise<Response> {
   const o = program.opts<Opts>();
@@ -31,7 +32,7 @@ function admin(service: 'payment' | 'settlement', path: string, init: RequestIni
 }
 
 const minorUnits = (v: string) => {
-  if (!/^[1-9][0-9]{0,18}$/.test(v)) throw new InvalidArgumentError('a positive whole number of minor units');
+  if (!/^[1-9][0-9]{0,14}$/.test(v)) throw new InvalidArgumentError('a positive whole number of minor units (at most 15 digits)');
   return v;
 };
 const isoTime = (v: string) => {
@@ -72,7 +73,10 @@ program.command('payout <providerId>').description("pay a provider the period's 
 
 program.command('balances').description("the ledger journal's balances (and totals per asset) as of a time")
   .option('--as-of <time>', 'ISO 8601 time (default: now)', isoTime)
-  .action(async (o: { asOf?: string }) => show(await fetch(`${program.opts<Opts>().ledgerUrl}/balances${o.asOf ? `?asOf=${enc(o.asOf)}` : ''}`)));
+  .action(async (o: { asOf?: string }) => {
+    const p = program.opts<Opts>();
+    show(await adminFetch(p.ledgerUrl, ledgerToken(p.ledgerToken, p.token), `/balances${o.asOf ? `?asOf=${enc(o.asOf)}` : ''}`));
+  });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);

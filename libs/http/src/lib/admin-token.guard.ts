@@ -2,6 +2,11 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable, Unauthoriz
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Request } from 'express';
 
+/** The secret of an `Authorization: Bearer <secret>` header; undefined for any other scheme or shape (issue 12: no bare tokens). */
+export function bearerSecret(header: string | undefined): string | undefined {
+  return header?.match(/^Bearer ([\x21-\x7e]{1,512})$/i)?.[1];
+}
+
 /** A guard class for one service's admin API: the token comes from that service's options (`adminToken`).
  * Admin HTTP APIs take `Authorization: Bearer <admin token>` from configuration; compared in constant time. */
 export function adminTokenGuard(optionsToken: symbol): new (...args: never[]) => CanActivate {
@@ -10,8 +15,7 @@ export function adminTokenGuard(optionsToken: symbol): new (...args: never[]) =>
     constructor(@Inject(optionsToken) private readonly options: { adminToken: string }) {}
 
     canActivate(context: ExecutionContext): boolean {
-      const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
-      const given = Buffer.from(header.replace(/^Bearer\s+/i, ''));
+      const given = Buffer.from(bearerSecret(context.switchToHttp().getRequest<Request>().headers.authorization) ?? '');
       const expected = Buffer.from(this.options.adminToken);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new UnauthorizedException({ code: 'ADMIN_TOKEN_INVALID', message: 'A valid admin token is required.' });

@@ -11,6 +11,12 @@ export interface StartOptions {
   port: number;
   /** Off when the host orders its own shutdown (embedded mode stops PostgreSQL after the app). */
   shutdownHooks?: boolean;
+  /**
+   * Which proxies in front of the app are trusted to state the client address in `X-Forwarded-For` (Express's
+   * `trust proxy`: a comma-separated list of addresses, CIDRs or `loopback` / `linklocal` / `uniquelocal`). Empty: none,
+   * `req.ip` is the socket's peer.
+   */
+  trustedProxies?: string;
   /** Serves the OpenAPI document of the app's controllers at `/docs` (JSON at `/docs-json`). */
   openApi?: { title: string; description: string };
 }
@@ -23,6 +29,8 @@ export interface StartOptions {
 export async function startNestApp(options: StartOptions): Promise<{ app: INestApplication; logger: Logger; url: string }> {
   const logger = createLogger(options.service);
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: true });
+  const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.shutdownHooks !== false) app.enableShutdownHooks();
   if (options.openApi) {

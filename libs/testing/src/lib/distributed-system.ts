@@ -33,7 +33,7 @@ export async function startDistributedSystem(names: readonly string[], settings:
   const processes: RunningProcess[] = [];
   const env = (n: string) => ({
     PORT: String(ports[n]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
-    GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, EXECUTION_ADMIN_TOKEN: adminToken, PAYMENT_ADMIN_TOKEN: adminToken, SETTLEMENT_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0',
+    GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, EXECUTION_ADMIN_TOKEN: adminToken, PAYMENT_ADMIN_TOKEN: adminToken, SETTLEMENT_ADMIN_TOKEN: adminToken, LEDGER_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0',
     SETTLEMENT_VERIFICATION_WINDOW_MS: '200', ...settings,
   });
   const start = (n: string, app: AppName = appOf(n)) => {

@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { CommonConfig, EnvVar } from '@tollgate/config';
 
 /** Every variable the gateway app reads, validated at boot. */
@@ -38,4 +38,8 @@ export class GatewayAppConfig extends CommonConfig {
   @EnvVar({ description: 'How long (ms) a device sign-in of the local bridge stays open for the owner\'s approval.' })
   @IsInt() @Min(1000) @Max(3_600_000)
   GATEWAY_SIGNIN_TTL_MS = 600_000;
+
+  @EnvVar({ description: 'Proxies trusted to state the client address in X-Forwarded-For (comma-separated addresses, CIDRs, or loopback / linklocal / uniquelocal); empty: none, the socket peer is the client. Used for the failed-authentication limit.', example: '' })
+  @Matches(/^[0-9A-Za-z.:/,\s]*$/, { message: 'must be a comma-separated list of addresses, CIDRs or loopback/linklocal/uniquelocal' })
+  GATEWAY_TRUSTED_PROXIES = '';
 }

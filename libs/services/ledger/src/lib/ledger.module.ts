@@ -1,24 +1,30 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { type ServiceRuntimeOptions } from '@tollgate/config';
+import { adminTokenProvider } from '@tollgate/http';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { BalancesController } from './get-balances/balances.controller';
 import { CallsController } from './get-call-timeline/calls.controller';
 import { GetCallTimelineUseCase } from './get-call-timeline/get-call-timeline.usecase';
-import { LEDGER, LEDGER_OPTIONS } from './ledger.constants';
+import { FinanceAuthGuard } from './finance-access/finance-auth.guard';
+import { FinanceTokensController } from './finance-access/finance-tokens.controller';
+import { FinanceTokensUseCase } from './finance-access/finance-tokens.usecase';
+import { LEDGER, LEDGER_ADMIN, LEDGER_OPTIONS } from './ledger.constants';
+import { type LedgerOptions } from './ledger.options';
 import { ledgerDataSourceOptions } from './ledger.datasource-options';
 import { LedgerEventsHost } from './ledger-events.host';
 import { ProjectJournalUseCase } from './project-journal/project-journal.usecase';
 import { RecordTimelineUseCase } from './record-timeline/record-timeline.usecase';
 
-/** Ledger: read-side projections (call timelines, the double-entry journal) of every call-life and money topic, and the finance API. Emits nothing. */
+/** Ledger: read-side projections (call timelines, the double-entry journal) of every call-life and money topic, and the finance API behind finance tokens. Emits nothing. */
 @Module({})
 export class LedgerModule {
-  static register(options: ServiceRuntimeOptions): DynamicModule {
+  static register(options: LedgerOptions): DynamicModule {
     return {
       module: LedgerModule,
       imports: [serviceDatabaseModule(LEDGER, () => ledgerDataSourceOptions(options.databaseUrl))],
-      controllers: [CallsController, BalancesController],
-      providers: [{ provide: LEDGER_OPTIONS, useValue: options }, RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost],
+      controllers: [CallsController, BalancesController, FinanceTokensController],
+      providers: [
+        { provide: LEDGER_OPTIONS, useValue: options }, adminTokenProvider(LEDGER_ADMIN, options.adminToken), FinanceTokensUseCase, FinanceAuthGuard,
+        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost],
     };
   }
 }

@@ -4,7 +4,8 @@ import { type DataSource } from 'typeorm';
 import { hashCredential } from '../admin/manage-identities.usecase';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY } from '../gateway.constants';
-import { RateLimits } from '../rate-limit/rate-limits.service';
+import { bearerSecret } from '@tollgate/http';
+import { type LimitName, RateLimits } from '../rate-limit/rate-limits.service';
 
 /** Who is calling, derived only from the credential and the URL (C2). */
 export interface CallerIdentity {
@@ -34,9 +35,11 @@ export function profileOf(u: UrlRow): UrlProfile {
 
 /**
  * Resolves the URL and the bearer credential on every request (stateless, so a
- * revoked credential stops working at once). Repeated failures from one
- * client address on one URL are limited (MCP_AUTH_RATE_LIMITED), across
- * gateway instances.
+ * revoked credential stops working at once). The credential is checked first:
+ * a valid one is never refused because of someone else's failures behind the
+ * same address (issue 12). Failed attempts are counted per client address and
+ * per presented secret, across URLs and gateway instances; once either
+ * allowance is used up, further failures answer MCP_AUTH_RATE_LIMITED.
  */
 @Injectable()
 export class AuthenticateUseCase {
@@ -48,10 +51,7 @@ export class AuthenticateUseCase {
   async execute(slug: string, authorization: string | undefined, clientAddress: string): Promise<AuthOutcome> {
     const [url]: UrlRow[] = await this.dataSource.query('SELECT * FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [slug.toLowerCase()]);
     if (!url) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
-    const subject = `${clientAddress}:${url.mcp_url_id}`;
-    const blocked = await this.limits.exhausted('authFailures', subject);
-    if (!blocked.ok) return { ok: false, code: 'MCP_AUTH_RATE_LIMITED', retryAfterMs: blocked.retryAfterMs };
-    const secret = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+    const secret = bearerSecret(authorization);
     const [cred]: { credential_id: string; agent_id: string; owner_id: string }[] = secret
       ? await this.dataSource.query(
         `SELECT c.credential_id, c.agent_id, a.owner_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
@@ -59,10 +59,7 @@ export class AuthenticateUseCase {
         [hashCredential(secret)],
       )
       : [];
-    if (!cred) {
-      await this.limits.consume('authFailures', subject);
-      return { ok: false, code: 'MCP_CREDENTIAL_INVALID' };
-    }
+    if (!cred) return this.failed(clientAddress, secret);
     // A private URL exists only for its owner's agents: to anyone else it is not there.
     if (url.owner_id && url.owner_id !== cred.owner_id) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
     return {
@@ -70,5 +67,17 @@ export class AuthenticateUseCase {
       identity: { ownerId: cred.owner_id, agentId: cred.agent_id, credentialId: cred.credential_id, mcpUrlId: url.mcp_url_id, slug: url.slug },
       profile: profileOf(url),
     };
+  }
+
+  /** One failed attempt: limited once the address or the presented secret has used up its allowance. */
+  private async failed(clientAddress: string, secret: string | undefined): Promise<AuthOutcome> {
+    const subjects: [LimitName, string][] = [['authFailures', `addr:${clientAddress}`]];
+    if (secret) subjects.push(['authFailuresPerSecret', `secret:${hashCredential(secret)}`]);
+    for (const [limit, subject] of subjects) {
+      const blocked = await this.limits.exhausted(limit, subject);
+      if (!blocked.ok) return { ok: false, code: 'MCP_AUTH_RATE_LIMITED', retryAfterMs: blocked.retryAfterMs };
+    }
+    await Promise.all(subjects.map(([limit, subject]) => this.limits.consume(limit, subject)));
+    return { ok: false, code: 'MCP_CREDENTIAL_INVALID' };
   }
 }

@@ -56,7 +56,8 @@ export class McpController {
 
   @Post(':slug')
   async post(@Param('slug') slug: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const auth = await this.authenticate.execute(slug, req.headers.authorization, req.socket.remoteAddress ?? 'unknown');
+    // req.ip: the socket's peer, or the address a trusted proxy (GATEWAY_TRUSTED_PROXIES) forwarded — never a header anyone can set.
+    const auth = await this.authenticate.execute(slug, req.headers.authorization, req.ip ?? req.socket.remoteAddress ?? 'unknown');
     if (!auth.ok) {
       const f = AUTH_FAILURES[auth.code];
       if (auth.code === 'MCP_CREDENTIAL_INVALID') res.setHeader('WWW-Authenticate', 'Bearer');

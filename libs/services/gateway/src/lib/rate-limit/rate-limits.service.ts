@@ -16,8 +16,10 @@ export const LIMITS = {
   list: 60,
   /** Refused tool calls: per agent. */
   rejected: 60,
-  /** Failed credential attempts: per client address and URL, before MCP_AUTH_RATE_LIMITED. */
+  /** Failed credential attempts per client address (across URLs), before MCP_AUTH_RATE_LIMITED. */
   authFailures: 20,
+  /** Failed attempts with one presented secret (from any address), before MCP_AUTH_RATE_LIMITED. */
+  authFailuresPerSecret: 10,
 } as const;
 export type LimitName = keyof typeof LIMITS;
 
@@ -44,7 +46,7 @@ export class RateLimits implements OnModuleInit {
         storeClient: pool, storeType: 'pool', schemaName: GATEWAY, tableName: 'rate_limit', tableCreated: true,
         keyPrefix: name, points: LIMITS[name], duration: 120, clearExpiredByTimeout: name === 'search',
       });
-    this.limiters = { search: make('search'), read: make('read'), list: make('list'), rejected: make('rejected'), authFailures: make('authFailures') };
+    this.limiters = { search: make('search'), read: make('read'), list: make('list'), rejected: make('rejected'), authFailures: make('authFailures'), authFailuresPerSecret: make('authFailuresPerSecret') };
   }
 
   /** Counts one hit; refused once the minute's allowance is used up. */

@@ -1,7 +1,12 @@
-import { BadRequestException, Controller, Get, Param, Query } from '@nestjs/common';
+import { BadRequestException, Controller, ForbiddenException, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { Caller, FinanceAuthGuard } from '../finance-access/finance-auth.guard';
+import { type FinanceCaller, mayReadAll, mayReadOwner } from '../finance-access/finance-caller';
 import { LEDGER } from '../ledger.constants';
+
+const outOfScope = () => new ForbiddenException({ code: 'FINANCE_SCOPE_FORBIDDEN', message: 'This finance token is limited to one owner; these accounts are outside it.' });
 
 interface BalanceRow { account: string; asset: string; balance: string }
 
@@ -18,12 +23,16 @@ function asOfTime(asOf?: string): Date {
  * (the platform's clearing account carries a capture between payment's half and
  * settlement's half).
  */
+@ApiTags('finance')
+@ApiBearerAuth()
 @Controller('balances')
+@UseGuards(FinanceAuthGuard)
 export class BalancesController {
   constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
 
   @Get()
-  async all(@Query('asOf') asOf?: string) {
+  async all(@Caller() caller: FinanceCaller, @Query('asOf') asOf?: string) {
+    if (!mayReadAll(caller)) throw outOfScope();
     const at = asOfTime(asOf);
     const rows: BalanceRow[] = await this.dataSource.query(
       'SELECT account, asset, sum(amount)::text AS balance FROM ledger.journal_entry WHERE occurred_at <= $1 GROUP BY account, asset ORDER BY account, asset', [at],
@@ -34,12 +43,14 @@ export class BalancesController {
   }
 
   @Get('owners/:ownerId')
-  owner(@Param('ownerId') ownerId: string, @Query('asOf') asOf?: string) {
+  owner(@Caller() caller: FinanceCaller, @Param('ownerId') ownerId: string, @Query('asOf') asOf?: string) {
+    if (!mayReadOwner(caller, ownerId)) throw outOfScope();
     return this.prefixed(`owner:${ownerId}:`, asOf);
   }
 
   @Get('providers/:providerId')
-  provider(@Param('providerId') providerId: string, @Query('asOf') asOf?: string) {
+  provider(@Caller() caller: FinanceCaller, @Param('providerId') providerId: string, @Query('asOf') asOf?: string) {
+    if (!mayReadAll(caller)) throw outOfScope();
     return this.prefixed(`provider:${providerId}:`, asOf);
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { contradictions, deriveCallStatus } from '@tollgate/call-ledger';
+import { type FinanceCaller, mayReadOwner, visibleDetails } from '../finance-access/finance-caller';
 import { LEDGER } from '../ledger.constants';
 
 export interface TimelineEntry {
@@ -27,13 +28,16 @@ const OMITTED = new Set(['result', 'arguments']);
 export class GetCallTimelineUseCase {
   constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
 
-  async execute(intentId: string): Promise<CallTimeline | undefined> {
+  /** The call as this caller may see it; undefined when unknown or outside an owner-scoped token's owner. */
+  async execute(intentId: string, caller: FinanceCaller): Promise<CallTimeline | undefined> {
     const rows: { event_id: string; type: string; producer: string; occurred_at: Date; recorded_at: Date; payload: Record<string, unknown> }[] =
       await this.dataSource.query(
         'SELECT event_id, type, producer, occurred_at, recorded_at, payload FROM ledger.timeline_entry WHERE intent_id = $1 ORDER BY occurred_at, recorded_at',
         [intentId],
       );
     if (rows.length === 0) return undefined;
+    const ownerId = rows.map((r) => r.payload['ownerId']).find((o): o is string => typeof o === 'string');
+    if (!mayReadOwner(caller, ownerId ?? '')) return undefined;
     const types = rows.map((r) => r.type);
     return {
       intentId,
@@ -45,7 +49,7 @@ export class GetCallTimelineUseCase {
         producer: r.producer,
         occurredAt: r.occurred_at.toISOString(),
         recordedAt: r.recorded_at.toISOString(),
-        details: Object.fromEntries(Object.entries(r.payload).filter(([k]) => !OMITTED.has(k))),
+        details: visibleDetails(caller, Object.fromEntries(Object.entries(r.payload).filter(([k]) => !OMITTED.has(k)))),
       })),
     };
   }
