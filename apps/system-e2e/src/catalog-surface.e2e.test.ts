@@ -88,6 +88,8 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       PORT: String(ports[s]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
       GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0', GATEWAY_CALL_WAIT_MS: '20000',
       GATEWAY_POLICY_ROOT: policyRoot,
+      // The tests stand behind a "proxy" on loopback, so each can speak from its own client address (X-Forwarded-For).
+      GATEWAY_TRUSTED_PROXIES: 'loopback',
     });
     for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s === 'gateway-b' ? 'gateway' : s}/src/main.ts`, [], env(s)));
     await Promise.all(
@@ -632,10 +634,13 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
   });
 
   describe('authentication (G8)', () => {
-    const raw = (slug: string, authorization?: string) =>
+    const raw = (slug: string, authorization?: string, from?: string) =>
       fetch(`${gw}/mcp/${slug}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
+        headers: {
+          'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          ...(authorization ? { authorization } : {}), ...(from ? { 'x-forwarded-for': from } : {}),
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       });
     const codeOf = async (res: Response) => ((await res.json()) as { error: { data: { code: string } } }).error.data.code;
@@ -666,13 +671,25 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       expect(await codeOf(await raw('soon-disabled', `Bearer ${creds['a1']!.credential}`))).toBe('MCP_URL_NOT_FOUND');
     });
 
-    it('answers MCP_AUTH_RATE_LIMITED after too many failed credential attempts', async () => {
+    it('issue 12: MCP_AUTH_RATE_LIMITED after 20 failures from one address — yet a valid credential behind it still works', async () => {
       await atStartOfMinuteWindow();
-      for (let i = 0; i < 20; i++) expect((await raw('auth-probe', 'Bearer tg_guess')).status).toBe(401);
-      const limited = await raw('auth-probe', `Bearer ${creds['a1']!.credential}`);
+      const from = '203.0.113.7';
+      for (let i = 0; i < 20; i++) expect((await raw('auth-probe', `Bearer tg_guess-${i}`, from)).status).toBe(401);
+      const limited = await raw('auth-probe', 'Bearer tg_guess-next', from);
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(await codeOf(limited)).toBe('MCP_AUTH_RATE_LIMITED');
+      // The credential is checked first: a valid agent behind the same address is not locked out by someone else's guesses.
+      expect((await raw('auth-probe', `Bearer ${creds['a1']!.credential}`, from)).status).toBe(200);
+      // Another address is not limited by this one's failures.
+      expect(await codeOf(await raw('auth-probe', 'Bearer tg_guess-next', '203.0.113.8'))).toBe('MCP_CREDENTIAL_INVALID');
+    });
+
+    it('issue 12: one wrong secret presented from many addresses is limited per secret (10)', async () => {
+      await atStartOfMinuteWindow();
+      for (let i = 0; i < 10; i++) expect((await raw('auth-probe', 'Bearer tg_sprayed', `198.51.100.${i + 1}`)).status).toBe(401);
+      expect(await codeOf(await raw('auth-probe', 'Bearer tg_sprayed', '198.51.100.200'))).toBe('MCP_AUTH_RATE_LIMITED');
+      expect(await codeOf(await raw('auth-probe', 'Bearer tg_other-secret', '198.51.100.201'))).toBe('MCP_CREDENTIAL_INVALID');
     });
   });
 });
