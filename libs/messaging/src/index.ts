@@ -1,5 +1,5 @@
 export * from './lib/transport/event-transport';
-export * from './lib/transport/in-process.transport';
+export * from './lib/transport/postgres-log.transport';
 export * from './lib/transport/kafka.transport';
 export * from './lib/outbox/messaging-tables';
 export * from './lib/outbox/outbox-writer';

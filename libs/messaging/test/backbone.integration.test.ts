@@ -11,7 +11,7 @@ import { createLogger } from '@tollgate/observability';
 import {
   createTestDatabase, ensureTopics, groupCaughtUp, startTsProcess, TEST_KAFKA_BROKERS, uniqueName, waitFor,
 } from '@tollgate/testing';
-import { InboxConsumer, KafkaTransport, OutboxRelay, OutboxWriter } from '../src';
+import { eachMessage, InboxConsumer, KafkaTransport, OutboxRelay, OutboxWriter } from '../src';
 import { appliedCounts, openProbeDataSource, probeEvent, probeHandler } from './probe.fixture';
 
 const logger = createLogger('backbone-test', process.env['TEST_LOG_LEVEL'] ?? 'silent');
@@ -47,6 +47,7 @@ describe('event backbone on Kafka + PostgreSQL', () => {
     // Names (and so Kafka groups) are unique per test: two tests never share a group.
     const consumer = new InboxConsumer({
       name: `${consumerName}-${schema}`, producer: 'test', schema, dataSource: ds, transport, logger, handlers: [probeHandler(event, schema)],
+      outbox: new OutboxWriter(schema, 'test'),
     });
     return { schema, topic, ds, event, consumer };
   }
@@ -178,12 +179,16 @@ describe('event backbone on Kafka + PostgreSQL', () => {
     const parked: { reasons: string[]; value: string }[] = [];
     const dlq = await transport.subscribe({
       groupId: `dlq-${randomUUID()}`, topics: [DeadLetterParked.topic], fromBeginning: true,
-      handle: async (m) => {
+      handleBatch: eachMessage(async (m) => {
         const { payload } = decodeEnvelope(DeadLetterParked, m.value);
         if (payload.sourceTopic === topic) parked.push(payload);
-      },
+      }),
     });
     open.push(dlq);
+    // The dead-letter event is written through the consumer's outbox, in the transaction that parks the message.
+    const relay = new OutboxRelay({ schema, dataSource: ds, databaseUrl: db.url, transport, logger, pollIntervalMs: 200 });
+    await relay.start();
+    open.push(relay);
     await consumer.start();
     open.push(consumer);
 

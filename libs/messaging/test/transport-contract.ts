@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@tollgate/testing';
-import { type DeliveredMessage, type EventTransport } from '../src';
+import { type DeliveredMessage, eachMessage, type EventTransport } from '../src';
 
 /**
  * The delivery contract every EventTransport driver must keep (see
- * libs/messaging event-transport.ts). Run against the in-process driver in
- * unit tests and against the real Kafka broker in integration tests, so the
- * embedded mode cannot drift from the distributed one.
+ * libs/messaging event-transport.ts). Run against the PostgreSQL log (the
+ * embedded mode's) and against the real Kafka broker in integration tests, so
+ * the embedded mode cannot drift from the distributed one.
  */
 export function describeTransportContract(
   driver: string,
@@ -34,9 +34,9 @@ export function describeTransportContract(
         groupId: `contract-${randomUUID()}`,
         topics: [topic],
         fromBeginning: true,
-        handle: async (m) => {
+        handleBatch: eachMessage(async (m) => {
           if (m.key === key) seen.push(m.value);
-        },
+        }),
       });
       await waitFor('all 20 messages', () => seen.length >= 20);
       await sub.stop();
@@ -51,14 +51,14 @@ export function describeTransportContract(
         groupId: `contract-${randomUUID()}`,
         topics: [other],
         fromBeginning: true,
-        handle: async (m: DeliveredMessage) => {
+        handleBatch: eachMessage(async (m: DeliveredMessage) => {
           if (m.key !== key) return;
           if (m.value === 'first' && failures < 2) {
             failures++;
             throw new Error('simulated handler failure');
           }
           seen.push(m.value);
-        },
+        }),
       });
       await transport.publish([
         { topic: other, key, value: 'first' },

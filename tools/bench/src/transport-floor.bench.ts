@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
-import { KafkaTransport } from '@tollgate/messaging';
+import { eachMessage, KafkaTransport } from '@tollgate/messaging';
 import { createTestDatabase, ensureTopics } from '@tollgate/testing';
 import { measure, type Stats } from './bench-stats';
 
@@ -37,7 +37,7 @@ async function kafkaHop(): Promise<Stats> {
   const waiting = new Map<string, () => void>();
   const sub = await consumer.subscribe({
     groupId: 'floor', topics: [topic], fromBeginning: false,
-    handle: async (m) => waiting.get(m.key)?.(),
+    handleBatch: eachMessage(async (m) => waiting.get(m.key)?.()),
   });
   try {
     const hop = async (i: number) => {

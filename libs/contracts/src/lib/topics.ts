@@ -35,7 +35,7 @@ export interface TopicSpec {
   compacted: boolean;
 }
 
-const CALL_LIFE_PARTITIONS = 3;
+const CALL_LIFE_PARTITIONS = 6;
 
 export const TopicSpecs: readonly TopicSpec[] = Object.values(Topics).map((name) => ({
   name,

@@ -29,7 +29,7 @@ export class ServiceMessaging {
   readonly consumers: InboxConsumer[];
 
   constructor(private readonly options: ServiceMessagingOptions) {
-    this.outbox = new OutboxWriter(options.schema, options.service);
+    this.outbox = new OutboxWriter(options.schema, options.service, options.transport);
     this.relay = new OutboxRelay({
       schema: options.schema,
       dataSource: options.dataSource,
@@ -48,8 +48,10 @@ export class ServiceMessaging {
           transport: options.transport,
           logger: options.logger.child({ component: 'consumer', consumer: c.name }),
           handlers: c.handlers,
-          // Latency: the relay drains right after a handler's commit instead of waiting for NOTIFY (which stays the fallback).
-          onApplied: () => this.relay.wake(),
+          // Latency: the relay drains right after a batch that wrote outbox rows commits, instead of waiting for
+          // NOTIFY (which stays the fallback); a batch that wrote none (or wrote straight to the log) wakes nothing.
+          onOutboxWritten: () => this.relay.wake(),
+          outbox: this.outbox,
         }),
     );
   }
@@ -62,6 +64,11 @@ export class ServiceMessaging {
   async stop(): Promise<void> {
     await Promise.all(this.consumers.map((c) => c.stop()));
     await this.relay.stop();
+  }
+
+  /** Events parked by this service's consumers and not yet re-driven. */
+  async parkedCount(): Promise<number> {
+    return (await Promise.all(this.consumers.map((c) => c.parkedCount()))).reduce((a, b) => a + b, 0);
   }
 
   isReady(): boolean {

@@ -1,7 +1,6 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Logger } from 'pino';
 import {
-  buildEnvelope,
   ContractViolationError,
   DeadLetterParked,
   decodeEnvelope,
@@ -10,6 +9,8 @@ import {
 } from '@tollgate/contracts';
 import { withLogContext } from '@tollgate/observability';
 import { type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
+import { OutboxWriter } from '../outbox/outbox-writer';
+import { isTransientFailure, retryDelayMs } from './failure-policy';
 
 export interface HandleContext<P> {
   payload: P;
@@ -44,23 +45,45 @@ export interface InboxConsumerOptions {
   // Handlers for different payload types share one list.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handlers: EventHandler<any>[];
-  /** Override the Kafka group (e.g. to re-read a topic from offset 0); the inbox still deduplicates by `name`. */
+  /** Override the group (e.g. to re-read a topic from the start); the inbox still deduplicates by `name`. */
   groupId?: string;
-  /** Called after each applied event's commit: the service's relay publishes what the handler wrote at once. */
-  onApplied?: () => void;
+  /** Called after a batch's commit when its handlers wrote outbox rows: the service's relay publishes them at once. */
+  onOutboxWritten?: () => void;
+  /** Writes the dead-letter event of a parked message (the service's own outbox writer). */
+  outbox?: OutboxWriter;
+  /** Tries of one event whose handler keeps failing before it is parked (default 5). */
+  maxAttempts?: number;
+  /** How often requested re-drives of parked events are picked up (ms, default 2000). */
+  redriveIntervalMs?: number;
+}
+
+interface Decoded {
+  message: DeliveredMessage;
+  handler: EventHandler<object>;
+  envelope: EventEnvelope;
+  payload: object;
 }
 
 /**
- * Consumes events for one service: validates each payload against its
- * contract, applies the handler and records the event id in the inbox in ONE
- * transaction, so a redelivered event changes nothing. A message that breaks
- * its contract is parked on the dead-letter topic with the reasons and the
- * events behind it keep flowing.
+ * Consumes events for one service. A delivered batch is validated against the
+ * contracts, then applied in ONE transaction: one multi-row insert records the
+ * event ids in the inbox (those already there are skipped: redelivery changes
+ * nothing), and each new event's handler runs in order.
+ *
+ * A failing batch is split in halves until the failing event is alone; that
+ * event is retried a bounded number of times with back-off and then parked
+ * (the `parked_event` table with the reason, plus a DeadLetterParked event):
+ * the events behind it keep flowing, for every tenant. An infrastructure
+ * failure (database unreachable) is never a reason to park: the batch is
+ * redelivered once the database answers. A message that breaks its contract
+ * is parked at once. Ops re-drive parked events after a fix (`redrive`).
  */
 export class InboxConsumer {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private readonly byTopic = new Map<string, EventHandler<any>>();
   private subscription?: Subscription;
+  private redriveTimer?: NodeJS.Timeout;
+  private stopping = false;
 
   constructor(private readonly options: InboxConsumerOptions) {
     for (const h of options.handlers) {
@@ -73,72 +96,189 @@ export class InboxConsumer {
     return this.options.groupId ?? `tollgate.${this.options.name}`;
   }
 
+  get name(): string {
+    return this.options.name;
+  }
+
   async start(): Promise<void> {
+    this.stopping = false;
     this.subscription = await this.options.transport.subscribe({
       groupId: this.groupId,
       topics: [...this.byTopic.keys()],
       // Inbox deduplication makes reading from the start safe, and a new group never misses events.
       fromBeginning: true,
-      handle: (m) => this.onMessage(m),
+      handleBatch: (messages) => this.onBatch(messages),
     });
+    this.scheduleRedrive();
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.redriveTimer) clearTimeout(this.redriveTimer);
     await this.subscription?.stop();
     this.subscription = undefined;
   }
 
-  /** Visible for tests: handles one delivered message exactly as the subscription does. */
-  async onMessage(message: DeliveredMessage): Promise<void> {
-    const handler = this.byTopic.get(message.topic);
-    if (!handler) return;
-    let decoded: { envelope: EventEnvelope; payload: object };
-    try {
-      decoded = decodeEnvelope(handler.event, message.value);
-    } catch (error) {
-      if (error instanceof ContractViolationError) return this.park(message, error.reasons);
-      throw error;
-    }
-    const intentId = (decoded.payload as { intentId?: unknown }).intentId;
-    await withLogContext(typeof intentId === 'string' ? { intentId } : {}, () => this.apply(handler, message, decoded));
+  /** How many events of this consumer are parked and not re-driven successfully. */
+  async parkedCount(): Promise<number> {
+    const [r]: { n: number }[] = await this.options.dataSource.query(
+      `SELECT count(*)::int AS n FROM "${this.options.schema}".parked_event WHERE consumer = $1 AND resolved_at IS NULL`, [this.options.name],
+    );
+    return r?.n ?? 0;
   }
 
-  private async apply(handler: EventHandler<object>, message: DeliveredMessage, decoded: { envelope: EventEnvelope; payload: object }): Promise<void> {
-    const { dataSource, schema, logger, name } = this.options;
-    const after: Array<() => Promise<void> | void> = [];
-    const applied = await dataSource.transaction(async (manager) => {
-      const inserted: unknown[] = await manager.query(
-        `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset")
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING event_id`,
-        [name, decoded.envelope.eventId, message.topic, message.partition, message.offset],
-      );
-      if (inserted.length === 0) return false;
-      await handler.handle({ payload: decoded.payload, envelope: decoded.envelope, manager, afterCommit: (fn) => after.push(fn) });
-      return true;
-    });
-    if (!applied) {
-      logger.debug({ eventId: decoded.envelope.eventId, type: decoded.envelope.type }, 'duplicate event skipped');
-      return;
+  /** Visible for tests: handles delivered messages exactly as the subscription does. */
+  async onBatch(messages: readonly DeliveredMessage[]): Promise<void> {
+    const decoded: Decoded[] = [];
+    for (const message of messages) {
+      const handler = this.byTopic.get(message.topic);
+      if (!handler) continue;
+      try {
+        decoded.push({ message, handler, ...decodeEnvelope(handler.event, message.value) });
+      } catch (error) {
+        if (!(error instanceof ContractViolationError)) throw error;
+        await this.park(message, undefined, error.reasons);
+      }
     }
-    logger.debug({ eventId: decoded.envelope.eventId, type: decoded.envelope.type }, 'event applied');
-    this.options.onApplied?.();
+    await this.applyAll(decoded);
+  }
+
+  /** Applies in one transaction; on failure splits in halves (order kept) until the failing event is alone. */
+  private async applyAll(items: Decoded[]): Promise<void> {
+    if (items.length === 0) return;
+    try {
+      await this.applyTogether(items);
+    } catch (error) {
+      if (isTransientFailure(error)) throw error;
+      if (items.length === 1) return this.retryThenPark(items[0]!, error);
+      const mid = Math.ceil(items.length / 2);
+      await this.applyAll(items.slice(0, mid));
+      await this.applyAll(items.slice(mid));
+    }
+  }
+
+  private async retryThenPark(item: Decoded, firstError: unknown): Promise<void> {
+    let error = firstError;
+    const attempts = this.options.maxAttempts ?? 5;
+    for (let attempt = 2; attempt <= attempts && !this.stopping; attempt++) {
+      await new Promise((r) => setTimeout(r, retryDelayMs(attempt)));
+      try {
+        return await this.applyTogether([item]);
+      } catch (e) {
+        if (isTransientFailure(e)) throw e;
+        error = e;
+      }
+    }
+    if (this.stopping) throw error;
+    await this.park(item.message, item.envelope, [`handler failed ${attempts} times: ${describe(error)}`]);
+  }
+
+  private async applyTogether(items: Decoded[]): Promise<void> {
+    const { dataSource, schema, name } = this.options;
+    const after: Array<() => Promise<void> | void> = [];
+    let wroteOutbox = false;
+    await dataSource.transaction(async (manager) => {
+      const fresh: { event_id: string }[] = await manager.query(
+        `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset")
+         SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::int[], $5::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
+        [name, items.map((i) => i.envelope.eventId), items.map((i) => i.message.topic), items.map((i) => i.message.partition), items.map((i) => i.message.offset)],
+      );
+      const isNew = new Set(fresh.map((r) => r.event_id));
+      for (const item of items) {
+        // The same event twice in one batch (a redelivered copy) runs once.
+        if (!isNew.delete(item.envelope.eventId)) continue;
+        const intentId = (item.payload as { intentId?: unknown }).intentId;
+        await withLogContext(typeof intentId === 'string' ? { intentId } : {}, () =>
+          item.handler.handle({ payload: item.payload, envelope: item.envelope, manager, afterCommit: (fn) => after.push(fn) }));
+      }
+      wroteOutbox = OutboxWriter.wroteOutbox(manager);
+    });
+    this.options.logger.debug({ events: items.length }, 'batch applied');
+    if (wroteOutbox) this.options.onOutboxWritten?.();
     for (const fn of after) {
       try {
         await fn();
       } catch (err) {
-        logger.error({ err, eventId: decoded.envelope.eventId }, 'after-commit step failed');
+        this.options.logger.error({ err }, 'after-commit step failed');
       }
     }
   }
 
-  private async park(message: DeliveredMessage, reasons: string[]): Promise<void> {
-    const { transport, logger, name, producer } = this.options;
-    const envelope = buildEnvelope(
-      DeadLetterParked,
-      { consumer: name, sourceTopic: message.topic, partition: message.partition, offset: message.offset, key: message.key, reasons, value: message.value.slice(0, 100_000) },
-      { producer },
-    );
-    await transport.publish([{ topic: DeadLetterParked.topic, key: envelope.key, value: JSON.stringify(envelope) }]);
-    logger.warn({ topic: message.topic, partition: message.partition, offset: message.offset, reasons }, 'invalid event parked on the dead-letter topic');
+  /**
+   * Parks a message durably: the reason in `parked_event`, its id in the inbox (so a redelivery does not retry it), and
+   * a DeadLetterParked event for whoever watches the dead-letter topic — all in one transaction.
+   */
+  private async park(message: DeliveredMessage, envelope: EventEnvelope | undefined, reasons: string[]): Promise<void> {
+    const { dataSource, schema, name, logger, outbox } = this.options;
+    await dataSource.transaction(async (manager) => {
+      const parked: unknown[] = await manager.query(
+        `INSERT INTO "${schema}".parked_event (consumer, topic, partition, "offset", event_id, key, value, reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING 1`,
+        [name, message.topic, message.partition, message.offset, envelope?.eventId ?? null, message.key, message.value, reasons.join('; ').slice(0, 4000)],
+      );
+      if (envelope) {
+        await manager.query(
+          `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset") VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+          [name, envelope.eventId, message.topic, message.partition, message.offset],
+        );
+      }
+      if (parked.length > 0 && outbox) {
+        await outbox.append(manager, DeadLetterParked, {
+          consumer: name, sourceTopic: message.topic, partition: message.partition, offset: message.offset, key: message.key, reasons, value: message.value.slice(0, 100_000),
+        });
+      }
+    });
+    logger.warn({ topic: message.topic, partition: message.partition, offset: message.offset, reasons }, 'event parked (dead letter)');
   }
+
+  /** Applies the parked events ops asked to re-drive; one that fails again stays parked with the new reason. */
+  async redrive(): Promise<number> {
+    const { dataSource, schema, name } = this.options;
+    const rows: { topic: string; partition: number; offset: string; key: string; value: string }[] = await dataSource.query(
+      `SELECT topic, partition, "offset", key, value FROM "${schema}".parked_event
+        WHERE consumer = $1 AND redrive_requested_at IS NOT NULL AND resolved_at IS NULL ORDER BY parked_at LIMIT 100`, [name],
+    );
+    let resolved = 0;
+    for (const r of rows) if (await this.redriveOne(r)) resolved++;
+    return resolved;
+  }
+
+  private async redriveOne(r: { topic: string; partition: number; offset: string; key: string; value: string }): Promise<boolean> {
+    const { dataSource, schema, name } = this.options;
+    const where = `consumer = $1 AND topic = $2 AND partition = $3 AND "offset" = $4`;
+    const id = [name, r.topic, r.partition, r.offset];
+    const after: Array<() => Promise<void> | void> = [];
+    try {
+      const handler = this.byTopic.get(r.topic);
+      if (!handler) throw new Error(`no handler for ${r.topic}`);
+      const { envelope, payload } = decodeEnvelope(handler.event, r.value);
+      await dataSource.transaction(async (manager) => {
+        await handler.handle({ payload, envelope, manager, afterCommit: (fn) => after.push(fn) });
+        await manager.query(`UPDATE "${schema}".parked_event SET resolved_at = now(), redrive_requested_at = NULL WHERE ${where}`, id);
+      });
+    } catch (error) {
+      if (isTransientFailure(error)) return false;
+      const reason = error instanceof ContractViolationError ? error.reasons.join('; ') : describe(error);
+      await dataSource.query(`UPDATE "${schema}".parked_event SET redrive_requested_at = NULL, reason = $5 WHERE ${where}`, [...id, `re-drive failed: ${reason}`.slice(0, 4000)]);
+      return false;
+    }
+    for (const fn of after) await Promise.resolve(fn()).catch(() => undefined);
+    this.options.logger.info({ topic: r.topic, offset: r.offset }, 'parked event re-driven');
+    return true;
+  }
+
+  private scheduleRedrive(): void {
+    if (this.stopping) return;
+    this.redriveTimer = setTimeout(() => {
+      void this.redrive()
+        .catch((err) => this.options.logger.warn({ err }, 're-drive pass failed'))
+        .finally(() => this.scheduleRedrive());
+    }, this.options.redriveIntervalMs ?? 2000);
+    this.redriveTimer.unref();
+  }
+}
+
+/** The reason recorded for ops: the error's message, never a stack. */
+function describe(error: unknown): string {
+  return (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 1000);
 }

@@ -52,6 +52,7 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
       check: async () => s.dataSource.isInitialized && (await s.dataSource.query('SELECT 1')).length === 1,
     });
     s.health.register({ name: `${s.service}.events`, check: async () => this.messaging?.isReady() ?? false });
+    s.health.registerFigure({ name: `${s.service}.parkedEvents`, read: async () => this.messaging?.parkedCount() ?? 0 });
     await this.messaging.start();
     await this.startBackground();
     s.logger.info({ driver: s.transport.driver }, 'events started');

@@ -34,5 +34,32 @@ export async function dropMessagingTablesV1(q: QueryRunner, schema: string): Pro
   await q.query(`DROP TABLE IF EXISTS "${schema}".outbox_event`);
 }
 
+/**
+ * Version 2 (issue 11): events a consumer parked — a contract violation, or a handler that kept failing — with the
+ * reason, so the consumer goes on; ops list them and request a re-drive after a fix (`redrive_requested_at`).
+ */
+export async function createParkedEventTableV2(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`
+    CREATE TABLE "${schema}".parked_event (
+      consumer             text        NOT NULL,
+      topic                text        NOT NULL,
+      partition            integer     NOT NULL,
+      "offset"             text        NOT NULL,
+      event_id             uuid,
+      key                  text        NOT NULL,
+      value                text        NOT NULL,
+      reason               text        NOT NULL,
+      parked_at            timestamptz NOT NULL DEFAULT now(),
+      redrive_requested_at timestamptz,
+      resolved_at          timestamptz,
+      PRIMARY KEY (consumer, topic, partition, "offset")
+    )`);
+  await q.query(`CREATE INDEX parked_event_open ON "${schema}".parked_event (consumer) WHERE resolved_at IS NULL`);
+}
+
+export async function dropParkedEventTableV2(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`DROP TABLE IF EXISTS "${schema}".parked_event`);
+}
+
 /** The NOTIFY channel outbox writers signal on commit; the payload is the schema. */
 export const OUTBOX_CHANNEL = 'tollgate_outbox';

@@ -1,17 +1,26 @@
 import { type EntityManager } from 'typeorm';
 import { buildEnvelope, type BuildEnvelopeOptions, type EventDefinition, type EventEnvelope } from '@tollgate/contracts';
+import { EVENT_TRANSPORT, type EventTransport } from '../transport/event-transport';
 import { OUTBOX_CHANNEL } from './messaging-tables';
 
+/** Set on a transaction's query runner once it wrote to the outbox table: only then has the relay anything to publish. */
+const OUTBOX_WRITTEN = 'tollgateOutboxWritten';
+
 /**
- * Writes events into the service's outbox inside the caller's transaction, so
- * the state change and its events commit or roll back together. Payloads are
- * validated here, at produce time; an invalid one throws and aborts the
- * transaction.
+ * Writes events inside the caller's transaction, so the state change and its
+ * events commit or roll back together. Payloads are validated here, at
+ * produce time; an invalid one throws and aborts the transaction.
+ *
+ * Where the transport's log lives in the same database (the embedded mode),
+ * the event is appended to that log directly, in the transaction: durable
+ * exactly when the state change commits, with no outbox row and no relay.
+ * Otherwise it goes to the service's outbox table, which the relay publishes.
  */
 export class OutboxWriter {
   constructor(
     private readonly schema: string,
     private readonly producer: string,
+    private readonly transport?: EventTransport,
   ) {}
 
   async append<P extends object>(
@@ -24,12 +33,27 @@ export class OutboxWriter {
       throw new Error('OutboxWriter.append must run inside a transaction');
     }
     const envelope = buildEnvelope(event, payload, { ...options, producer: this.producer });
+    if (this.transport?.appendInTransaction) {
+      await this.transport.appendInTransaction(manager, [{ topic: event.topic, key: envelope.key, value: JSON.stringify(envelope) }]);
+      return envelope;
+    }
+    // One statement: the row, and the NOTIFY PostgreSQL delivers only when (and if) the transaction commits, which wakes the relay.
     await manager.query(
-      `INSERT INTO "${this.schema}".outbox_event (event_id, topic, key, envelope) VALUES ($1, $2, $3, $4)`,
-      [envelope.eventId, event.topic, envelope.key, JSON.stringify(envelope)],
+      `WITH ins AS (INSERT INTO "${this.schema}".outbox_event (event_id, topic, key, envelope) VALUES ($1, $2, $3, $4) RETURNING 1)
+       SELECT pg_notify($5, $6) FROM ins`,
+      [envelope.eventId, event.topic, envelope.key, JSON.stringify(envelope), OUTBOX_CHANNEL, this.schema],
     );
-    // Delivered by PostgreSQL only when (and if) the transaction commits: wakes the relay at once.
-    await manager.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, this.schema]);
+    manager.queryRunner.data = { ...(manager.queryRunner.data ?? {}), [OUTBOX_WRITTEN]: true };
     return envelope;
   }
+
+  /** Whether this transaction left rows for the relay (read before it is released). */
+  static wroteOutbox(manager: EntityManager): boolean {
+    return manager.queryRunner?.data?.[OUTBOX_WRITTEN] === true;
+  }
+}
+
+/** The Nest provider of a service's outbox writer, bound to the process's transport. */
+export function outboxWriterProvider(token: symbol, service: string) {
+  return { provide: token, useFactory: (transport: EventTransport) => new OutboxWriter(service, service, transport), inject: [EVENT_TRANSPORT] };
 }

@@ -1,16 +1,16 @@
 /**
  * The seam between services and the message broker. Two drivers implement it
- * (Kafka and in-process) with the same delivery contract, so no service knows
- * which one it runs on:
+ * (Kafka, and a log in PostgreSQL for the embedded mode) with the same
+ * delivery contract, so no service knows which one it runs on:
  *
  *  - `publish` resolves only once every message is durably accepted
- *    (Kafka: acknowledged by all in-sync replicas).
+ *    (Kafka: acknowledged by all in-sync replicas; PostgreSQL: committed).
  *  - Delivery is at least once. Within one topic, messages with the same key
  *    are delivered in the order they were published.
- *  - A subscription's handler sees one message of a partition at a time; the
- *    position advances only after the handler resolves. A handler that throws
- *    gets the same message again (with back-off), and nothing behind it on
- *    that partition is delivered first.
+ *  - A subscription's handler gets batches: consecutive messages of one
+ *    partition, in order. The position advances past a batch only after the
+ *    handler resolves. A handler that throws gets the same batch again (with
+ *    back-off), and nothing behind it on that partition is delivered first.
  *  - A new consumer group starts from the oldest retained message when
  *    `fromBeginning` is true, else from the end.
  *
@@ -33,7 +33,20 @@ export interface SubscribeOptions {
   groupId: string;
   topics: readonly string[];
   fromBeginning: boolean;
-  handle(message: DeliveredMessage): Promise<void>;
+  /** Consecutive messages of one partition, in order (never empty). */
+  handleBatch(messages: readonly DeliveredMessage[]): Promise<void>;
+}
+
+/** Adapts a one-message handler to `handleBatch` (tools and tests that do not need batches). */
+export function eachMessage(handle: (message: DeliveredMessage) => Promise<void>): (messages: readonly DeliveredMessage[]) => Promise<void> {
+  return async (messages) => {
+    for (const m of messages) await handle(m);
+  };
+}
+
+/** What a transport that lives in the services' own database needs to write inside their transaction. */
+export interface SqlExecutor {
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
 }
 
 export interface Subscription {
@@ -42,9 +55,14 @@ export interface Subscription {
 }
 
 export interface EventTransport {
-  readonly driver: 'kafka' | 'in-process';
+  readonly driver: 'kafka' | 'postgres';
   connect(): Promise<void>;
   publish(messages: readonly TransportMessage[]): Promise<void>;
+  /**
+   * Only a transport whose log lives in the writer's own database offers this: the messages join the writer's
+   * transaction, so they are in the log exactly when (and if) the state change commits — no outbox row, no relay.
+   */
+  appendInTransaction?(executor: SqlExecutor, messages: readonly TransportMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** True while connected and every subscription is running. */
   isReady(): boolean;

@@ -1,6 +1,6 @@
 import { type Consumer, Kafka, logLevel, Partitioners, type Producer, type LogEntry } from 'kafkajs';
 import { type Logger } from 'pino';
-import { type EventTransport, retryUntilStopped, type SubscribeOptions, type Subscription, type TransportMessage } from './event-transport';
+import { type DeliveredMessage, type EventTransport, retryUntilStopped, type SubscribeOptions, type Subscription, type TransportMessage } from './event-transport';
 
 export interface KafkaTransportOptions {
   clientId: string;
@@ -13,6 +13,10 @@ export interface KafkaTransportOptions {
   topicPrefix?: string;
   /** How long `subscribe` waits for the group join before failing. */
   joinTimeoutMs?: number;
+  /** Most messages handed to one `handleBatch` call (default 100). */
+  batchSize?: number;
+  /** Partitions one consumer handles at the same time (default 6). */
+  partitionsConsumedConcurrently?: number;
 }
 
 /** The distributed driver (kafkajs). Delivery contract: see event-transport.ts. */
@@ -98,24 +102,33 @@ export class KafkaTransport implements EventTransport {
     });
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics.map((t) => this.prefix + t), fromBeginning: options.fromBeginning });
+    const batchSize = this.options.batchSize ?? 100;
     await consumer.run({
-      partitionsConsumedConcurrently: 3,
-      eachMessage: async ({ topic, partition, message }) => {
-        const delivered = {
-          topic: topic.slice(this.prefix.length),
-          partition,
-          offset: message.offset,
-          key: message.key?.toString() ?? '',
-          value: message.value?.toString() ?? '',
-          headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v?.toString() ?? ''])),
-        };
-        const done = await retryUntilStopped(
-          () => options.handle(delivered),
-          () => stopped,
-          (error, tries) => this.options.logger.warn({ err: error, topic, partition, offset: message.offset, tries }, 'handler failed; will redeliver'),
-        );
-        // Throwing leaves the offset uncommitted, so the message is redelivered after the stop.
-        if (!done) throw new Error('subscription stopped before the message was handled');
+      // Each partition is its own ordered stream: partitions of the call-life topics are handled side by side.
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 6,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        const topic = batch.topic.slice(this.prefix.length);
+        for (let i = 0; i < batch.messages.length; i += batchSize) {
+          if (!isRunning() || isStale()) return;
+          const chunk: DeliveredMessage[] = batch.messages.slice(i, i + batchSize).map((message) => ({
+            topic,
+            partition: batch.partition,
+            offset: message.offset,
+            key: message.key?.toString() ?? '',
+            value: message.value?.toString() ?? '',
+            headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v?.toString() ?? ''])),
+          }));
+          const done = await retryUntilStopped(
+            () => options.handleBatch(chunk),
+            () => stopped,
+            (error, tries) => this.options.logger.warn({ err: error, topic, partition: batch.partition, offset: chunk[0]!.offset, tries }, 'batch handler failed; will redeliver'),
+          );
+          // Throwing leaves the offset uncommitted, so the batch is redelivered after the stop.
+          if (!done) throw new Error('subscription stopped before the batch was handled');
+          resolveOffset(chunk.at(-1)!.offset);
+          await heartbeat();
+        }
       },
     });
     await joined;

@@ -6,20 +6,33 @@ export interface ReadinessCheck {
   check(): Promise<boolean>;
 }
 
+/** A figure the readiness answer reports without deciding readiness on it (e.g. parked events). */
+export interface ReadinessFigure {
+  name: string;
+  read(): Promise<number>;
+}
+
+export interface Readiness { ready: boolean; checks: Record<string, boolean>; figures: Record<string, number | null> }
+
 /** Collects readiness checks from every service module hosted in this process. */
 @Injectable()
 export class HealthRegistry {
   private readonly checks: ReadinessCheck[] = [];
+  private readonly figures: ReadinessFigure[] = [];
 
   register(check: ReadinessCheck): void {
     this.checks.push(check);
   }
 
-  async evaluate(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
+  registerFigure(figure: ReadinessFigure): void {
+    this.figures.push(figure);
+  }
+
+  async evaluate(): Promise<Readiness> {
     const results = await Promise.all(
       this.checks.map(async (c) => [c.name, await c.check().catch(() => false)] as const),
     );
-    const checks = Object.fromEntries(results);
-    return { ready: results.length > 0 && results.every(([, ok]) => ok), checks };
+    const figures = await Promise.all(this.figures.map(async (f) => [f.name, await f.read().catch(() => null)] as const));
+    return { ready: results.length > 0 && results.every(([, ok]) => ok), checks: Object.fromEntries(results), figures: Object.fromEntries(figures) };
   }
 }

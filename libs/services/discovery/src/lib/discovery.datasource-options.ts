@@ -2,8 +2,9 @@ import { serviceDataSourceOptions } from '@tollgate/persistence';
 import { type DataSourceOptions } from 'typeorm';
 import { DiscoveryInit1764680000000 } from './migrations/1764680000000-discovery-init.migration';
 import { DiscoveryCatalog1764700000000 } from './migrations/1764700000000-discovery-catalog.migration';
+import { DiscoveryParkedEvents1764770000000 } from './migrations/1764770000000-discovery-parked-events.migration';
 import { DISCOVERY } from './discovery.constants';
 
 export function discoveryDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: DISCOVERY, schema: DISCOVERY, url, entities: [], migrations: [DiscoveryInit1764680000000, DiscoveryCatalog1764700000000] });
+  return serviceDataSourceOptions({ name: DISCOVERY, schema: DISCOVERY, url, entities: [], migrations: [DiscoveryInit1764680000000, DiscoveryCatalog1764700000000, DiscoveryParkedEvents1764770000000] });
 }

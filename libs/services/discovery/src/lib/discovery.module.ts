@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { OutboxWriter } from '@tollgate/messaging';
+import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { PublishToolService } from './catalog/publish-tool.service';
 import { DISCOVERY, DISCOVERY_OPTIONS, DISCOVERY_OUTBOX } from './discovery.constants';
@@ -23,7 +23,7 @@ export class DiscoveryModule {
       controllers: [ProvidersController, ToolsController],
       providers: [
         { provide: DISCOVERY_OPTIONS, useValue: options },
-        { provide: DISCOVERY_OUTBOX, useValue: new OutboxWriter(DISCOVERY, DISCOVERY) },
+        outboxWriterProvider(DISCOVERY_OUTBOX, DISCOVERY),
         PublishToolService,
         SyncProviderUseCase,
         RegisterProviderUseCase,

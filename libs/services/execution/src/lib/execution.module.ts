@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { adminTokenProvider } from '@tollgate/http';
-import { OutboxWriter } from '@tollgate/messaging';
+import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
@@ -21,7 +21,7 @@ export class ExecutionModule {
       controllers: [ReconciliationsController],
       providers: [
         { provide: EXECUTION_OPTIONS, useValue: options },
-        { provide: EXECUTION_OUTBOX, useValue: new OutboxWriter(EXECUTION, EXECUTION) },
+        outboxWriterProvider(EXECUTION_OUTBOX, EXECUTION),
         adminTokenProvider(EXECUTION_ADMIN, options.adminToken),
         DispatchCallUseCase,
         ReconcileCallsUseCase,

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { OutboxWriter } from '@tollgate/messaging';
+import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { AdminController } from './admin/admin.controller';
 import { ManageIdentitiesUseCase } from './admin/manage-identities.usecase';
@@ -35,7 +35,7 @@ export class GatewayModule {
       controllers: [McpController, AdminController, AccessPolicyController, SignInController, OwnerKeysController],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: options },
-        { provide: GATEWAY_OUTBOX, useValue: new OutboxWriter(GATEWAY, GATEWAY) },
+        outboxWriterProvider(GATEWAY_OUTBOX, GATEWAY),
         ManageIdentitiesUseCase,
         AuthenticateUseCase,
         CallToolUseCase,

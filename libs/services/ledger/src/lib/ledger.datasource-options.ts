@@ -3,8 +3,9 @@ import { type DataSourceOptions } from 'typeorm';
 import { LedgerInit1764680000000 } from './migrations/1764680000000-ledger-init.migration';
 import { LedgerJournal1764750000000 } from './migrations/1764750000000-ledger-journal.migration';
 import { LedgerAccessTokens1764760000000 } from './migrations/1764760000000-ledger-access-tokens.migration';
+import { LedgerParkedEvents1764770000000 } from './migrations/1764770000000-ledger-parked-events.migration';
 import { LEDGER } from './ledger.constants';
 
 export function ledgerDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: LEDGER, schema: LEDGER, url, entities: [], migrations: [LedgerInit1764680000000, LedgerJournal1764750000000, LedgerAccessTokens1764760000000] });
+  return serviceDataSourceOptions({ name: LEDGER, schema: LEDGER, url, entities: [], migrations: [LedgerInit1764680000000, LedgerJournal1764750000000, LedgerAccessTokens1764760000000, LedgerParkedEvents1764770000000] });
 }

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { adminTokenProvider } from '@tollgate/http';
-import { OutboxWriter } from '@tollgate/messaging';
+import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { ApprovalsController } from './approve-call/approvals.controller';
 import { FundWalletUseCase } from './fund-wallet/fund-wallet.usecase';
@@ -39,7 +39,7 @@ export class PaymentModule {
       providers: [
         { provide: PAYMENT_OPTIONS, useValue: options },
         adminTokenProvider(PAYMENT_ADMIN, options.adminToken),
-        { provide: PAYMENT_OUTBOX, useValue: new OutboxWriter(PAYMENT, PAYMENT) },
+        outboxWriterProvider(PAYMENT_OUTBOX, PAYMENT),
         { provide: X402_FACILITATOR, useValue: facilitatorFor(options.x402Facilitator) },
         FundWalletUseCase,
         PlaceHoldUseCase,

@@ -2,8 +2,9 @@ import { serviceDataSourceOptions } from '@tollgate/persistence';
 import { type DataSourceOptions } from 'typeorm';
 import { SettlementInit1764680000000 } from './migrations/1764680000000-settlement-init.migration';
 import { SettlementLedger1764750000000 } from './migrations/1764750000000-settlement-ledger.migration';
+import { SettlementParkedEvents1764770000000 } from './migrations/1764770000000-settlement-parked-events.migration';
 import { SETTLEMENT } from './settlement.constants';
 
 export function settlementDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: SETTLEMENT, schema: SETTLEMENT, url, entities: [], migrations: [SettlementInit1764680000000, SettlementLedger1764750000000] });
+  return serviceDataSourceOptions({ name: SETTLEMENT, schema: SETTLEMENT, url, entities: [], migrations: [SettlementInit1764680000000, SettlementLedger1764750000000, SettlementParkedEvents1764770000000] });
 }

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { adminTokenProvider } from '@tollgate/http';
-import { OutboxWriter } from '@tollgate/messaging';
+import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { CloseVerificationUseCase } from './close-verification/close-verification.usecase';
 import { RecordCallFactUseCase } from './record-call-fact/record-call-fact.usecase';
@@ -23,7 +23,7 @@ export class SettlementModule {
         { provide: SETTLEMENT_OPTIONS, useValue: options },
         adminTokenProvider(SETTLEMENT_ADMIN, options.adminToken),
         IssuePayoutUseCase,
-        { provide: SETTLEMENT_OUTBOX, useValue: new OutboxWriter(SETTLEMENT, SETTLEMENT) },
+        outboxWriterProvider(SETTLEMENT_OUTBOX, SETTLEMENT),
         RecordCallFactUseCase,
         CloseVerificationUseCase,
         SettlementEventsHost,

@@ -1,0 +1,15 @@
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
+import { createParkedEventTableV2, dropParkedEventTableV2 } from '@tollgate/messaging';
+
+/** Issue 11: events this service's consumers parked (dead letters), with the reason, for ops to re-drive. */
+export class SettlementParkedEvents1764770000000 implements MigrationInterface {
+  name = 'SettlementParkedEvents1764770000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await createParkedEventTableV2(q, 'settlement');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await dropParkedEventTableV2(q, 'settlement');
+  }
+}
