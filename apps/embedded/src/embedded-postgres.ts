@@ -32,7 +32,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   for (const event of PACKAGE_EXIT_EVENTS) exitHook.unhookEvent(event);
 
   const databaseDir = path.resolve(dataDir, 'pg');
-  await clearStaleServer(databaseDir, log);
+  await clearStaleServer(databaseDir, port, log);
   const lines: string[] = [];
   const pg = new EmbeddedPostgres({
     databaseDir,
@@ -66,23 +66,47 @@ function remember(lines: string[], log: (line: string) => void, m: unknown): voi
 
 /**
  * Our own server left behind by a killed run: its `postmaster.pid` names a live postgres process serving this data
- * directory — stop it (fast shutdown) and wait. A pid file whose process is gone (or is something else) is removed.
+ * directory — stop it (fast shutdown) and wait; one that is still exiting is waited for. A pid file whose process is
+ * gone (or is something else) is removed, and so is a socket lock file of this port left by a dead server.
  */
-async function clearStaleServer(databaseDir: string, log: (line: string) => void): Promise<void> {
+async function clearStaleServer(databaseDir: string, port: number, log: (line: string) => void): Promise<void> {
   const pidFile = path.join(databaseDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const [pidLine, dirLine] = readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(pidLine);
-  if (Number.isInteger(pid) && pid > 0 && isOurPostgres(pid, dirLine ?? '', databaseDir)) {
-    log(`stopping the PostgreSQL server (pid ${pid}) a previous run left on ${databaseDir}`);
-    process.kill(pid, 'SIGINT');
-    for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  }
   if (existsSync(pidFile)) {
-    log(`removing the stale ${pidFile}`);
-    rmSync(pidFile, { force: true });
+    const [pidLine, dirLine] = readFileSync(pidFile, 'utf8').split('\n');
+    const pid = Number(pidLine);
+    if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+      const ours = isOurPostgres(pid, dirLine ?? '', databaseDir);
+      if (ours) {
+        log(`stopping the PostgreSQL server (pid ${pid}) a previous run left on ${databaseDir}`);
+        process.kill(pid, 'SIGINT');
+      }
+      // A server killed with its process group may still be exiting: give it a moment either way.
+      if (ours || processCommand(pid) === '') await waitUntilGone(pid, ours);
+    }
+    if (existsSync(pidFile)) {
+      log(`removing the stale ${pidFile}`);
+      rmSync(pidFile, { force: true });
+    }
+  }
+  const socketLock = `/tmp/.s.PGSQL.${port}.lock`;
+  if (existsSync(socketLock)) {
+    const pid = Number(readFileSync(socketLock, 'utf8').split('\n')[0]);
+    if (Number.isInteger(pid) && pid > 0 && alive(pid) && processCommand(pid) === '') await waitUntilGone(pid, false);
+    if (!(Number.isInteger(pid) && alive(pid))) rmSync(socketLock, { force: true });
+  }
+}
+
+async function waitUntilGone(pid: number, mayKill: boolean): Promise<void> {
+  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  if (alive(pid) && mayKill) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+function processCommand(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
   }
 }
 
@@ -96,10 +120,5 @@ function alive(pid: number): boolean {
 }
 
 function isOurPostgres(pid: number, dirInPidFile: string, databaseDir: string): boolean {
-  if (!alive(pid) || path.resolve(dirInPidFile.trim()) !== databaseDir) return false;
-  try {
-    return /postgres/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-  } catch {
-    return false;
-  }
+  return alive(pid) && path.resolve(dirInPidFile.trim()) === databaseDir && /postgres/.test(processCommand(pid));
 }

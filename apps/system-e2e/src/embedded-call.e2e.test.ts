@@ -1,5 +1,5 @@
 /**
- * Issue 2, point 7: the embedded default (one process, in-process transport,
+ * Issue 2, point 7: the embedded default (one process, the event log in PostgreSQL,
  * embedded PostgreSQL) serves the same call as the distributed system.
  */
 import { readFileSync } from 'node:fs';

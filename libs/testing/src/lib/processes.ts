@@ -22,18 +22,26 @@ export interface RunningProcess {
   /** Resolves when a line of output matches. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Signals the process's whole group (only for processes started with `ownGroup`): the crash of a host and its children. */
+  killGroup(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface ProcessOptions {
+  /** Leads its own process group, so `killGroup` takes its children (e.g. an embedded PostgreSQL) down with it. */
+  ownGroup?: boolean;
 }
 
 /** Starts a TypeScript entry point of this workspace as its own Node process. */
-export function startTsProcess(name: string, entry: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): RunningProcess {
-  return startProcess(name, process.execPath, ['-r', '@swc-node/register', path.resolve(WORKSPACE_ROOT, entry), ...args], env);
+export function startTsProcess(name: string, entry: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, options: ProcessOptions = {}): RunningProcess {
+  return startProcess(name, process.execPath, ['-r', '@swc-node/register', path.resolve(WORKSPACE_ROOT, entry), ...args], env, options);
 }
 
-export function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): RunningProcess {
+export function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}, options: ProcessOptions = {}): RunningProcess {
   const child = spawn(command, args, {
     cwd: WORKSPACE_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownGroup ?? false,
   });
   let buffer = '';
   const listeners = new Set<() => void>();
@@ -83,6 +91,15 @@ export function startProcess(name: string, command: string, args: string[], env:
       const code = await exited;
       clearTimeout(timer);
       return code;
+    },
+    async killGroup(signal) {
+      if (!options.ownGroup || child.pid === undefined) throw new Error(`${name} was not started in its own process group`);
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is already gone.
+      }
+      return exited;
     },
   };
 }

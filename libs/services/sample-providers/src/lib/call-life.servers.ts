@@ -40,9 +40,12 @@ export class ReviewTicketsProvider {
   readonly faults = { delayMs: 0, dropNextResponse: false, mangleNextTitle: false };
   /** Creations received and not finished yet (tests wait for the request to have arrived). */
   inFlight = 0;
+  /** Creation requests received per operation key, deduplicated or not: a platform that dispatches a write twice shows here. */
+  readonly received: Record<string, number> = {};
 
   /** The write itself (deduplicated by key), shared by the MCP handler and the dropped-response path. */
   async create(args: Record<string, string>, key: string | null): Promise<{ ticket: ReviewTicket; deduplicated: boolean }> {
+    if (key) this.received[key] = (this.received[key] ?? 0) + 1;
     this.inFlight++;
     try {
       if (this.faults.delayMs > 0) await new Promise((r) => setTimeout(r, this.faults.delayMs));

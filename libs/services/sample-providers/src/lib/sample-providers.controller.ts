@@ -82,7 +82,7 @@ export class SampleProvidersController {
   /** What the review-ticket service holds, for tests: a retried write must never make two tickets. */
   @Get('review-tickets/tickets')
   tickets() {
-    return { tickets: reviewTickets.tickets, inFlight: reviewTickets.inFlight };
+    return { tickets: reviewTickets.tickets, inFlight: reviewTickets.inFlight, received: reviewTickets.received };
   }
 
   /** Test knobs of the review-ticket service. */
