@@ -40,6 +40,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     user: 'postgres',
     password: 'postgres',
     persistent: true,
+    // Statement statistics for operators and the benchmarks (statements per call); the extension ships with the binaries.
+    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements'],
     // Needed when running as root: PostgreSQL refuses to run as root, so the package creates a user for it.
     createPostgresUser: true,
     onLog: (m: unknown) => remember(lines, log, m),

@@ -8,3 +8,4 @@ export * from './lib/canonical-json';
 export * from './lib/events';
 export * from './lib/errors/agent-error';
 export * from './lib/http/device-sign-in';
+export * from './lib/service-events';

@@ -6,8 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { createLogger } from '@tollgate/observability';
-import { createTestDatabase, uniqueName, waitFor } from '@tollgate/testing';
-import { eachMessage, InboxConsumer, OutboxWriter, PostgresLogTransport } from '../src';
+import { createTestDatabase, uniqueName, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { DeadLetterParked } from '@tollgate/contracts';
+import { eachMessage, InboxConsumer, on, OutboxWriter, PostgresLogTransport } from '../src';
 import { describeTransportContract } from './transport-contract';
 import { appliedCounts, openProbeDataSource, probeEvent, probeHandler } from './probe.fixture';
 
@@ -15,6 +18,8 @@ jest.setTimeout(120_000);
 const logger = createLogger('eventlog-test', process.env['TEST_LOG_LEVEL'] ?? 'silent');
 
 let db: { url: string; drop(): Promise<void> };
+const runTs = async (entry: string, args: string[]) =>
+  (await promisify(execFile)(process.execPath, ['-r', '@swc-node/register', entry, ...args], { cwd: WORKSPACE_ROOT })).stdout;
 beforeAll(async () => {
   db = await createTestDatabase('tollgate_eventlog');
 });
@@ -68,6 +73,49 @@ describe('PostgresLogTransport with producers in the same database', () => {
     expect(counts.maxTimes).toBe(1);
     const [{ outbox }] = await ds.query(`SELECT count(*)::int AS outbox FROM "${schema}".outbox_event`);
     expect(outbox).toBe(0);
+  });
+
+  it('parks an event whose handler keeps failing after bounded retries, goes on with the events behind it, and re-drives it on request after a fix', async () => {
+    const poisonSchema = uniqueName('poison');
+    const pds = await openProbeDataSource(db.url, poisonSchema);
+    const poisonTopic = `test.${poisonSchema.replace(/_/g, '-')}.recorded.v1`;
+    const poisonEvent = probeEvent(poisonTopic);
+    let broken = true;
+    const inner = probeHandler(poisonEvent, poisonSchema);
+    const consumer = new InboxConsumer({
+      name: 'poison', producer: 'test', schema: poisonSchema, dataSource: pds, transport, logger, maxAttempts: 3, redriveIntervalMs: 200,
+      outbox: new OutboxWriter(poisonSchema, 'test', transport),
+      handlers: [on(poisonEvent, async (ctx) => {
+        if (broken && ctx.payload.seq === 3) throw new RangeError('amount out of range');
+        await inner.handle(ctx);
+      })],
+    });
+    await consumer.start();
+    const writer = new OutboxWriter(poisonSchema, 'test', transport);
+    // One partition: the failing event sits in front of the ones after it (other tenants' calls).
+    await pds.transaction(async (m) => {
+      for (let seq = 1; seq <= 6; seq++) await writer.append(m, poisonEvent, { intentId: randomUUID(), seq });
+    });
+    await waitFor('the events behind the poison applied', async () => (await appliedCounts(pds, poisonSchema)).rows === 5, 30_000);
+    expect((await appliedCounts(pds, poisonSchema)).seqs).toEqual([1, 2, 4, 5, 6]);
+    expect(await consumer.parkedCount()).toBe(1);
+    const [parked] = await pds.query(`SELECT reason, topic FROM "${poisonSchema}".parked_event`);
+    expect(parked.reason).toMatch(/failed 3 times: RangeError: amount out of range/);
+    const [dlq] = await pds.query(`SELECT count(*)::int AS n FROM eventlog.event WHERE topic = $1 AND value LIKE $2`, [DeadLetterParked.topic, `%${poisonTopic}%`]);
+    expect(dlq.n).toBe(1);
+
+    // The fix ships; ops request the re-drive with the CLI, and the consumer applies the event once.
+    broken = false;
+    const cli = await runTs('tools/ops/src/parked.cli.ts', ['--database-url', db.url, 'redrive', '--service', poisonSchema]);
+    expect(JSON.parse(cli)).toEqual({ service: poisonSchema, requested: 1 });
+    await waitFor('re-driven', async () => (await appliedCounts(pds, poisonSchema)).rows === 6, 30_000);
+    expect(await consumer.parkedCount()).toBe(0);
+    const listed = JSON.parse(await runTs('tools/ops/src/parked.cli.ts', ['--database-url', db.url, 'list', '--service', poisonSchema, '--all'])) as { parked: { resolvedAt: string | null }[] };
+    expect(listed.parked).toHaveLength(1);
+    expect(listed.parked[0]!.resolvedAt).not.toBeNull();
+    await consumer.stop();
+    expect((await appliedCounts(pds, poisonSchema)).maxTimes).toBe(1);
+    await pds.destroy();
   });
 
   it('a rolled-back transaction leaves nothing in the log', async () => {

@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
+import { serviceEventsOf } from '@tollgate/contracts';
 import { createLogger, type HealthRegistry, type Logger } from '@tollgate/observability';
 import { type EventTransport } from '../transport/event-transport';
 import { type EventHandler } from '../inbox/event-consumer';
@@ -25,6 +26,16 @@ export function serviceEventsSettings(
   return { service, schema: service, databaseUrl: options.databaseUrl, pollIntervalMs: options.outboxPollIntervalMs, dataSource, transport, health, logger: createLogger(service) };
 }
 
+/** A service handles only events it declares it consumes (libs/contracts service-events.ts): boot fails otherwise. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function assertDeclaredConsumers(service: string, consumers: { handlers: EventHandler<any>[] }[]): void {
+  const declared = serviceEventsOf(service);
+  if (!declared) return;
+  const topics = new Set(declared.consumes.map((e) => e.topic));
+  const undeclared = consumers.flatMap((c) => c.handlers).filter((h) => !topics.has(h.event.topic)).map((h) => h.event.type);
+  if (undeclared.length > 0) throw new Error(`${service} handles events it does not declare it consumes: ${undeclared.join(', ')}`);
+}
+
 /**
  * NestJS lifecycle around a service's ServiceMessaging: starts the outbox
  * relay and the consumers once the app has booted, registers readiness
@@ -46,6 +57,7 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
 
   async onApplicationBootstrap(): Promise<void> {
     const s = this.settings;
+    assertDeclaredConsumers(s.service, this.consumers());
     this.messaging = new ServiceMessaging({ ...s, consumers: this.consumers() });
     s.health.register({
       name: `${s.service}.database`,

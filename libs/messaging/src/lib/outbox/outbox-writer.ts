@@ -1,5 +1,5 @@
 import { type EntityManager } from 'typeorm';
-import { buildEnvelope, type BuildEnvelopeOptions, type EventDefinition, type EventEnvelope } from '@tollgate/contracts';
+import { buildEnvelope, type BuildEnvelopeOptions, type EventDefinition, type EventEnvelope, serviceEventsOf } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport } from '../transport/event-transport';
 import { OUTBOX_CHANNEL } from './messaging-tables';
 
@@ -17,11 +17,16 @@ const OUTBOX_WRITTEN = 'tollgateOutboxWritten';
  * Otherwise it goes to the service's outbox table, which the relay publishes.
  */
 export class OutboxWriter {
+  private readonly declared?: ReadonlySet<string>;
+
   constructor(
     private readonly schema: string,
     private readonly producer: string,
     private readonly transport?: EventTransport,
-  ) {}
+  ) {
+    const declaration = serviceEventsOf(producer);
+    if (declaration) this.declared = new Set(declaration.emits.map((e) => e.topic));
+  }
 
   async append<P extends object>(
     manager: EntityManager,
@@ -31,6 +36,9 @@ export class OutboxWriter {
   ): Promise<EventEnvelope> {
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error('OutboxWriter.append must run inside a transaction');
+    }
+    if (this.declared && !this.declared.has(event.topic)) {
+      throw new Error(`${this.producer} does not declare that it emits ${event.type} (libs/contracts service-events.ts)`);
     }
     const envelope = buildEnvelope(event, payload, { ...options, producer: this.producer });
     if (this.transport?.appendInTransaction) {

@@ -1,0 +1,238 @@
+/**
+ * Backbone benchmark (issue 11 point 5): paid call_tool calls through the gateway beside direct calls to the same
+ * upstream (text-tools word_count, served by the sample providers in their own process), sequentially (1 agent) and
+ * with 16 separate agents, plus PostgreSQL statements, commits and CPU per call (pg_stat_statements, pg_stat_database,
+ * /proc) once the background work of those calls (settlement, ledger) is done, net of the idle rate.
+ *
+ *   npm run bench:backbone                 embedded mode
+ *   BENCH_SOAK_S=600 npm run bench:backbone   adds a steady-load soak: memory, event lag and p99 per 30 s window
+ *
+ * Writes tools/bench/results/backbone.json.
+ */
+import { readdirSync, readFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as PgClient } from 'pg';
+import { freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
+import { measure, type Stats } from './bench-stats';
+
+const AGENTS = 16;
+const SEQUENTIAL = 300;
+const CONCURRENT_CALLS = 960;
+const PRICE_MINOR = '10';
+const CLOCK_TICKS_PER_S = 100;
+
+async function mcp(url: string, credential?: string): Promise<Client> {
+  const c = new Client({ name: 'bench', version: '1' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), credential ? { requestInit: { headers: { Authorization: `Bearer ${credential}` } } } : {}));
+  return c;
+}
+
+async function send(method: string, url: string, body: unknown, token: string): Promise<Record<string, string>> {
+  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, string>;
+}
+
+/** CPU seconds (user + system) of every process in a process group: the embedded host and its PostgreSQL. */
+function groupCpuSeconds(pgid: number): { node: number; postgres: number } {
+  const out = { node: 0, postgres: 0 };
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue; // field 5 of stat: the process group
+      const cpu = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S; // utime + stime
+      if (stat.includes('(postgres)')) out.postgres += cpu;
+      else out.node += cpu;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return out;
+}
+
+interface Counters { statements: number; commits: number; cpu: { node: number; postgres: number }; at: number }
+
+async function counters(pg: PgClient, pgid: number): Promise<Counters> {
+  const [s] = (await pg.query<{ n: string }>('SELECT coalesce(sum(calls), 0)::text AS n FROM pg_stat_statements')).rows;
+  const [c] = (await pg.query<{ n: string }>("SELECT (xact_commit)::text AS n FROM pg_stat_database WHERE datname = current_database()")).rows;
+  return { statements: Number(s!.n), commits: Number(c!.n), cpu: groupCpuSeconds(pgid), at: Date.now() };
+}
+
+function perCall(before: Counters, after: Counters, idle: { statementsPerS: number; commitsPerS: number; cpuPerS: number }, calls: number) {
+  const seconds = (after.at - before.at) / 1000;
+  const cpu = (after.cpu.node - before.cpu.node) + (after.cpu.postgres - before.cpu.postgres);
+  return {
+    statements: +(((after.statements - before.statements) - idle.statementsPerS * seconds) / calls).toFixed(1),
+    commits: +(((after.commits - before.commits) - idle.commitsPerS * seconds) / calls).toFixed(1),
+    cpuMs: +(((cpu - idle.cpuPerS * seconds) * 1000) / calls).toFixed(2),
+    nodeCpuMs: +(((after.cpu.node - before.cpu.node) * 1000) / calls).toFixed(2),
+    postgresCpuMs: +(((after.cpu.postgres - before.cpu.postgres) * 1000) / calls).toFixed(2),
+  };
+}
+
+async function idleRate(pg: PgClient, pgid: number) {
+  const a = await counters(pg, pgid);
+  await new Promise((r) => setTimeout(r, 5000));
+  const b = await counters(pg, pgid);
+  const s = (b.at - a.at) / 1000;
+  return {
+    statementsPerS: (b.statements - a.statements) / s, commitsPerS: (b.commits - a.commits) / s,
+    cpuPerS: ((b.cpu.node - a.cpu.node) + (b.cpu.postgres - a.cpu.postgres)) / s,
+  };
+}
+
+async function startEmbedded(dataDir: string) {
+  const [port, pgPort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
+  const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn' });
+  const system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200' }, { ownGroup: true });
+  await system.waitForOutput(/Tollgate is running/, 150_000);
+  const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string };
+  const upstream = `http://127.0.0.1:${upstreamPort}/providers/text-tools/mcp`;
+  await waitFor('upstream up', async () => (await fetch(upstream, { method: 'POST' }).catch(() => undefined))?.status !== undefined, 60_000, 250);
+  const pg = new PgClient({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate` });
+  await pg.connect();
+  await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  return { base: `http://127.0.0.1:${port}`, admin: demo.adminToken, upstream, pg, system, upstreamHost };
+}
+
+async function prepareAgents(base: string, admin: string, upstream: string): Promise<Client[]> {
+  await send('POST', `${base}/admin/mcp-urls`, { slug: 'bench', discoveryMode: 'search' }, admin);
+  await send('POST', `${base}/admin/providers`, { providerId: 'bench-text', endpoint: upstream }, admin);
+  await send('PATCH', `${base}/admin/tools/word_count`, { priceMinor: PRICE_MINOR, asset: 'USDC' }, admin);
+  const agents: Client[] = [];
+  for (let i = 0; i < AGENTS; i++) {
+    // Separate owners and agents: spend and velocity rules are per agent, as they would be for real tenants.
+    const { ownerId } = await send('POST', `${base}/admin/owners`, { name: `bench-${i}` }, admin);
+    await send('POST', `${base}/admin/owners/${ownerId}/deposits`, { reference: `bench-${ownerId}`, amount: { amountMinor: '100000000', asset: 'USDC' } }, admin);
+    const { agentId } = await send('POST', `${base}/admin/owners/${ownerId}/agents`, { name: `bench-${i}` }, admin);
+    const { credential } = await send('POST', `${base}/admin/agents/${agentId}/credentials`, {}, admin);
+    agents.push(await mcp(`${base}/mcp/bench`, credential));
+  }
+  return agents;
+}
+
+async function callGateway(c: Client, i: number): Promise<void> {
+  const r = (await c.callTool({ name: 'call_tool', arguments: { name: 'word_count', arguments: { text: `one two ${i}` } } })) as CallToolResult;
+  if (r.isError) throw new Error(JSON.stringify(r._meta));
+  if ((r._meta?.['assay/receipt'] as { held?: { amountMinor?: string } })?.held?.amountMinor !== PRICE_MINOR) throw new Error('not a paid call');
+}
+
+async function callDirect(c: Client, i: number): Promise<void> {
+  const r = (await c.callTool({ name: 'word_count', arguments: { text: `one two ${i}` } })) as CallToolResult;
+  if (r.isError) throw new Error('direct call failed');
+}
+
+/** The books after the run: every hold of the run captured, nothing held, payment and ledger agree on the totals. */
+async function booksAfter(pg: PgClient): Promise<Record<string, unknown>> {
+  const q = async (sql: string) => (await pg.query(sql)).rows[0] as Record<string, string>;
+  return waitFor('every hold resolved', async () => {
+    const r = {
+      ...(await q("SELECT count(*) AS holds, count(*) FILTER (WHERE status = 'pending') AS open FROM payment.hold")),
+      ...(await q("SELECT coalesce(sum(balance), 0)::text AS held FROM payment.balance WHERE account LIKE 'owner:%:held'")),
+      ...(await q('SELECT count(*) AS ledger_calls FROM (SELECT DISTINCT intent_id FROM ledger.timeline_entry) t')),
+      ...(await q('SELECT coalesce(sum(amount), 0)::text AS journal_total FROM ledger.journal_entry')),
+    };
+    return r['open'] === '0' && r['held'] === '0' ? r : undefined;
+  }, 120_000, 1000).catch(async () => ({ unresolved: true, ...(await q("SELECT count(*) FILTER (WHERE status = 'pending') AS open FROM payment.hold")) }));
+}
+
+async function soak(agents: Client[], pg: PgClient, pgid: number, seconds: number) {
+  const windows: Record<string, unknown>[] = [];
+  const end = Date.now() + seconds * 1000;
+  let i = 0;
+  while (Date.now() < end) {
+    const before = await counters(pg, pgid);
+    const s = await measure(8 * 30, 8, async (n) => {
+      await callGateway(agents[n % agents.length]!, i++);
+      await new Promise((r) => setTimeout(r, 100));
+    });
+    const [lag] = (await pg.query<{ lag: string }>(
+      `SELECT (SELECT count(*) FROM eventlog.event e WHERE (e.txid, e.id) > (SELECT min((p.txid, p.id)) FROM eventlog.position p WHERE p.group_id LIKE 'tollgate.%'))::text AS lag`,
+    )).rows;
+    const rss = Number(readFileSync(`/proc/${pgid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+    windows.push({ atS: Math.round((Date.now() - (end - seconds * 1000)) / 1000), p50Ms: s.p50Ms, p99Ms: s.p99Ms, throughputPerS: s.throughputPerS, rssMb: +rss.toFixed(1), eventLag: Number(lag!.lag), cpuMsPerCall: perCall(before, await counters(pg, pgid), { statementsPerS: 0, commitsPerS: 0, cpuPerS: 0 }, s.n).cpuMs });
+    process.stdout.write(`soak ${JSON.stringify(windows.at(-1))}\n`);
+  }
+  return windows;
+}
+
+async function embedded(): Promise<Record<string, unknown>> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-bench-backbone-'));
+  chmodSync(dataDir, 0o755);
+  let system: RunningProcess | undefined;
+  let upstreamHost: RunningProcess | undefined;
+  try {
+    const e = await startEmbedded(dataDir);
+    system = e.system;
+    upstreamHost = e.upstreamHost;
+    const pgid = e.system.child.pid!;
+    const agents = await prepareAgents(e.base, e.admin, e.upstream);
+    const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(e.upstream)));
+    await waitFor('paid word_count callable', async () => callGateway(agents[0]!, 0).then(() => true, () => false), 60_000, 500);
+    for (let i = 0; i < 50; i++) await callGateway(agents[i % AGENTS]!, i); // warm-up
+    for (let i = 0; i < 50; i++) await callDirect(directs[0]!, i);
+    await new Promise((r) => setTimeout(r, 2000));
+    const idle = await idleRate(e.pg, pgid);
+
+    const direct = { sequential: await measure(SEQUENTIAL, 1, (i) => callDirect(directs[0]!, i)), agents16: await measure(CONCURRENT_CALLS, AGENTS, (i) => callDirect(directs[i % AGENTS]!, i)) };
+    let before = await counters(e.pg, pgid);
+    const sequential = await measure(SEQUENTIAL, 1, (i) => callGateway(agents[0]!, i));
+    await new Promise((r) => setTimeout(r, 3000)); // the verification window closes; settlement and ledger finish
+    const sequentialCost = perCall(before, await counters(e.pg, pgid), idle, SEQUENTIAL);
+    before = await counters(e.pg, pgid);
+    const agents16 = await measure(CONCURRENT_CALLS, AGENTS, (i) => callGateway(agents[i % AGENTS]!, i));
+    await new Promise((r) => setTimeout(r, 3000));
+    const concurrentCost = perCall(before, await counters(e.pg, pgid), idle, CONCURRENT_CALLS);
+    const books = await booksAfter(e.pg);
+    const soakSeconds = Number(process.env['BENCH_SOAK_S'] ?? 0);
+    const soakWindows = soakSeconds > 0 ? await soak(agents, e.pg, pgid, soakSeconds) : undefined;
+    await Promise.all([...agents, ...directs].map((c) => c.close()));
+    await e.pg.end();
+    return {
+      direct, gateway: { sequential, agents16 }, idle,
+      overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
+      costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost },
+      books, ...(soakWindows ? { soak: soakWindows } : {}),
+    };
+  } finally {
+    await system?.stop();
+    await upstreamHost?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function report(mode: string, r: Record<string, unknown>): string {
+  const f = (s: Stats) => `p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, ${s.throughputPerS} calls/s`;
+  const d = r['direct'] as Record<string, Stats>;
+  const g = r['gateway'] as Record<string, Stats>;
+  const c = r['costPerPaidCall'] as Record<string, Record<string, number>>;
+  return [
+    `${mode} direct   sequential: ${f(d['sequential']!)} | 16 agents: ${f(d['agents16']!)}`,
+    `${mode} gateway  sequential: ${f(g['sequential']!)} | 16 agents: ${f(g['agents16']!)}  (paid calls)`,
+    `${mode} overhead p50 ${String(r['overheadP50Ms'])} ms; throughput gateway/direct (16 agents) ${(g['agents16']!.throughputPerS / d['agents16']!.throughputPerS).toFixed(3)}`,
+    `${mode} per paid call (sequential): ${c['sequential']!['statements']} statements, ${c['sequential']!['commits']} commits, ${c['sequential']!['cpuMs']} ms CPU (node ${c['sequential']!['nodeCpuMs']}, postgres ${c['sequential']!['postgresCpuMs']})`,
+    `${mode} per paid call (16 agents):  ${c['agents16']!['statements']} statements, ${c['agents16']!['commits']} commits, ${c['agents16']!['cpuMs']} ms CPU (node ${c['agents16']!['nodeCpuMs']}, postgres ${c['agents16']!['postgresCpuMs']})`,
+    `${mode} books after the run: ${JSON.stringify(r['books'])}`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const out = path.resolve(__dirname, '../results');
+  mkdirSync(out, { recursive: true });
+  const file = path.join(out, 'backbone.json');
+  const r = await embedded();
+  process.stdout.write(`${report('embedded', r)}\n`);
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, embedded: r }, null, 2) + '\n');
+  process.stdout.write(`written to ${file}\n`);
+}
+
+main().then(() => process.exit(0), (e) => {
+  process.stderr.write(`${String(e?.stack ?? e)}\n`);
+  process.exit(1);
+});
