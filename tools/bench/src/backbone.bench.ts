@@ -37,18 +37,25 @@ async function send(method: string, url: string, body: unknown, token: string): 
   return (await res.json()) as Record<string, string>;
 }
 
-/** CPU seconds (user + system) of every process in a process group: the embedded host and its PostgreSQL. */
-function groupCpuSeconds(pgid: number): { node: number; postgres: number } {
+/**
+ * CPU seconds (user + system, children that exited included) of the embedded host and of its PostgreSQL: the
+ * postmaster (it starts its own session, so it is found through its pid file) and its backends.
+ */
+function groupCpuSeconds(hostPid: number, postmasterPid: number): { node: number; postgres: number } {
   const out = { node: 0, postgres: 0 };
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) !== pgid) continue; // field 5 of stat: the process group
-      const cpu = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S; // utime + stime
-      if (stat.includes('(postgres)')) out.postgres += cpu;
-      else out.node += cpu;
+      const pid = Number(entry);
+      const ppid = Number(fields[1]);
+      // utime + stime, plus cutime + cstime for the postmaster (its exited backends)
+      const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+      const reaped = (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_S;
+      if (pid === hostPid) out.node += own;
+      else if (pid === postmasterPid) out.postgres += own + reaped;
+      else if (ppid === postmasterPid) out.postgres += own;
     } catch {
       // The process ended meanwhile.
     }
@@ -58,10 +65,12 @@ function groupCpuSeconds(pgid: number): { node: number; postgres: number } {
 
 interface Counters { statements: number; commits: number; cpu: { node: number; postgres: number }; at: number }
 
+let postmasterPid = 0;
+
 async function counters(pg: PgClient, pgid: number): Promise<Counters> {
   const [s] = (await pg.query<{ n: string }>('SELECT coalesce(sum(calls), 0)::text AS n FROM pg_stat_statements')).rows;
   const [c] = (await pg.query<{ n: string }>("SELECT (xact_commit)::text AS n FROM pg_stat_database WHERE datname = current_database()")).rows;
-  return { statements: Number(s!.n), commits: Number(c!.n), cpu: groupCpuSeconds(pgid), at: Date.now() };
+  return { statements: Number(s!.n), commits: Number(c!.n), cpu: groupCpuSeconds(pgid, postmasterPid), at: Date.now() };
 }
 
 function perCall(before: Counters, after: Counters, idle: { statementsPerS: number; commitsPerS: number; cpuPerS: number }, calls: number) {
@@ -96,6 +105,7 @@ async function startEmbedded(dataDir: string) {
   const upstream = `http://127.0.0.1:${upstreamPort}/providers/text-tools/mcp`;
   await waitFor('upstream up', async () => (await fetch(upstream, { method: 'POST' }).catch(() => undefined))?.status !== undefined, 60_000, 250);
   const pg = new PgClient({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate` });
+  pg.on('error', () => undefined); // the server stops at the end of the run
   await pg.connect();
   await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   return { base: `http://127.0.0.1:${port}`, admin: demo.adminToken, upstream, pg, system, upstreamHost };
@@ -104,7 +114,7 @@ async function startEmbedded(dataDir: string) {
 async function prepareAgents(base: string, admin: string, upstream: string): Promise<Client[]> {
   await send('POST', `${base}/admin/mcp-urls`, { slug: 'bench', discoveryMode: 'search' }, admin);
   await send('POST', `${base}/admin/providers`, { providerId: 'bench-text', endpoint: upstream }, admin);
-  await send('PATCH', `${base}/admin/tools/word_count`, { priceMinor: PRICE_MINOR, asset: 'USDC' }, admin);
+  await send('PATCH', `${base}/admin/tools/word_count`, { priceMinor: PRICE_MINOR, asset: 'USDC', freeCallsPerDay: 0 }, admin);
   const agents: Client[] = [];
   for (let i = 0; i < AGENTS; i++) {
     // Separate owners and agents: spend and velocity rules are per agent, as they would be for real tenants.
@@ -120,7 +130,8 @@ async function prepareAgents(base: string, admin: string, upstream: string): Pro
 async function callGateway(c: Client, i: number): Promise<void> {
   const r = (await c.callTool({ name: 'call_tool', arguments: { name: 'word_count', arguments: { text: `one two ${i}` } } })) as CallToolResult;
   if (r.isError) throw new Error(JSON.stringify(r._meta));
-  if ((r._meta?.['assay/receipt'] as { held?: { amountMinor?: string } })?.held?.amountMinor !== PRICE_MINOR) throw new Error('not a paid call');
+  const receipt = r._meta?.['assay/receipt'] as { held?: { amountMinor?: string }; charged?: { amountMinor?: string } } | undefined;
+  if (receipt?.held?.amountMinor !== PRICE_MINOR && receipt?.charged?.amountMinor !== PRICE_MINOR) throw new Error(`not a paid call: ${JSON.stringify(r._meta)}`);
 }
 
 async function callDirect(c: Client, i: number): Promise<void> {
@@ -172,6 +183,7 @@ async function embedded(): Promise<Record<string, unknown>> {
     system = e.system;
     upstreamHost = e.upstreamHost;
     const pgid = e.system.child.pid!;
+    postmasterPid = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const agents = await prepareAgents(e.base, e.admin, e.upstream);
     const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(e.upstream)));
     await waitFor('paid word_count callable', async () => callGateway(agents[0]!, 0).then(() => true, () => false), 60_000, 500);
@@ -182,14 +194,28 @@ async function embedded(): Promise<Record<string, unknown>> {
 
     const direct = { sequential: await measure(SEQUENTIAL, 1, (i) => callDirect(directs[0]!, i)), agents16: await measure(CONCURRENT_CALLS, AGENTS, (i) => callDirect(directs[i % AGENTS]!, i)) };
     let before = await counters(e.pg, pgid);
+    const sequentialFrom = new Date();
     const sequential = await measure(SEQUENTIAL, 1, (i) => callGateway(agents[0]!, i));
+    const sequentialTo = new Date();
     await new Promise((r) => setTimeout(r, 3000)); // the verification window closes; settlement and ledger finish
     const sequentialCost = perCall(before, await counters(e.pg, pgid), idle, SEQUENTIAL);
+    await e.pg.query('SELECT pg_stat_statements_reset()');
     before = await counters(e.pg, pgid);
     const agents16 = await measure(CONCURRENT_CALLS, AGENTS, (i) => callGateway(agents[i % AGENTS]!, i));
     await new Promise((r) => setTimeout(r, 3000));
     const concurrentCost = perCall(before, await counters(e.pg, pgid), idle, CONCURRENT_CALLS);
+    // Where the statements of the 16-agent run went: the most frequent ones, per paid call.
+    const topStatements = (await e.pg.query<{ calls: string; query: string }>(
+      'SELECT calls::text, left(regexp_replace(query, \'\\s+\', \' \', \'g\'), 140) AS query FROM pg_stat_statements ORDER BY calls DESC LIMIT 120',
+    )).rows.map((r) => ({ perCall: +(Number(r.calls) / CONCURRENT_CALLS).toFixed(2), query: r.query }));
     const books = await booksAfter(e.pg);
+    // Where a sequential call's time goes: the median gap before each fact, from the previous fact of the same call.
+    const hops = (await e.pg.query<{ type: string; p50: number }>(
+      `SELECT type, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY gap_ms)::numeric, 2)::float AS p50 FROM (
+         SELECT type, occurred_at, extract(epoch FROM occurred_at - lag(occurred_at) OVER (PARTITION BY intent_id ORDER BY occurred_at)) * 1000 AS gap_ms
+           FROM ledger.timeline_entry WHERE intent_id IN (SELECT intent_id FROM ledger.timeline_entry WHERE type = 'CallRequested' AND occurred_at BETWEEN $1 AND $2)) t
+        WHERE gap_ms IS NOT NULL GROUP BY type ORDER BY min(occurred_at)`, [sequentialFrom, sequentialTo],
+    )).rows.map((r) => ({ fact: r.type, medianGapMs: r.p50 }));
     const soakSeconds = Number(process.env['BENCH_SOAK_S'] ?? 0);
     const soakWindows = soakSeconds > 0 ? await soak(agents, e.pg, pgid, soakSeconds) : undefined;
     await Promise.all([...agents, ...directs].map((c) => c.close()));
@@ -197,8 +223,8 @@ async function embedded(): Promise<Record<string, unknown>> {
     return {
       direct, gateway: { sequential, agents16 }, idle,
       overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
-      costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost },
-      books, ...(soakWindows ? { soak: soakWindows } : {}),
+      costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
+      books, hops, ...(soakWindows ? { soak: soakWindows } : {}),
     };
   } finally {
     await system?.stop();
@@ -219,6 +245,9 @@ function report(mode: string, r: Record<string, unknown>): string {
     `${mode} per paid call (sequential): ${c['sequential']!['statements']} statements, ${c['sequential']!['commits']} commits, ${c['sequential']!['cpuMs']} ms CPU (node ${c['sequential']!['nodeCpuMs']}, postgres ${c['sequential']!['postgresCpuMs']})`,
     `${mode} per paid call (16 agents):  ${c['agents16']!['statements']} statements, ${c['agents16']!['commits']} commits, ${c['agents16']!['cpuMs']} ms CPU (node ${c['agents16']!['nodeCpuMs']}, postgres ${c['agents16']!['postgresCpuMs']})`,
     `${mode} books after the run: ${JSON.stringify(r['books'])}`,
+    `${mode} median gap before each fact (sequential): ${(r['hops'] as { fact: string; medianGapMs: number }[]).map((h) => `${h.fact} ${h.medianGapMs} ms`).join(', ')}`,
+    `${mode} most frequent statements per paid call (16 agents):`,
+    ...(r['topStatements'] as { perCall: number; query: string }[]).map((t) => `  ${t.perCall.toFixed(2).padStart(6)}  ${t.query}`),
   ].join('\n');
 }
 

@@ -14,8 +14,12 @@ export interface ServiceMessagingOptions {
   logger: Logger;
   pollIntervalMs: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  consumers: { name: string; handlers: EventHandler<any>[] }[];
+  consumers: ConsumerDeclaration[];
 }
+
+/** One consumer of a service: its stable name, its handlers, and `lingerMs` when it is off the critical path. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface ConsumerDeclaration { name: string; handlers: EventHandler<any>[]; lingerMs?: number }
 
 /**
  * Everything one service needs to talk through events: its outbox writer, the
@@ -48,6 +52,7 @@ export class ServiceMessaging {
           transport: options.transport,
           logger: options.logger.child({ component: 'consumer', consumer: c.name }),
           handlers: c.handlers,
+          ...(c.lingerMs ? { lingerMs: c.lingerMs } : {}),
           // Latency: the relay drains right after a batch that wrote outbox rows commits, instead of waiting for
           // NOTIFY (which stays the fallback); a batch that wrote none (or wrote straight to the log) wakes nothing.
           onOutboxWritten: () => this.relay.wake(),

@@ -10,6 +10,7 @@ import {
 import { withLogContext } from '@tollgate/observability';
 import { type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
+import { decodeOnce } from './decode-once';
 import { isTransientFailure, retryDelayMs } from './failure-policy';
 
 export interface HandleContext<P> {
@@ -55,6 +56,8 @@ export interface InboxConsumerOptions {
   maxAttempts?: number;
   /** How often requested re-drives of parked events are picked up (ms, default 2000). */
   redriveIntervalMs?: number;
+  /** Off the critical path: gather messages this long before applying them together (see SubscribeOptions). */
+  lingerMs?: number;
 }
 
 interface Decoded {
@@ -107,6 +110,7 @@ export class InboxConsumer {
       topics: [...this.byTopic.keys()],
       // Inbox deduplication makes reading from the start safe, and a new group never misses events.
       fromBeginning: true,
+      ...(this.options.lingerMs ? { lingerMs: this.options.lingerMs } : {}),
       handleBatch: (messages) => this.onBatch(messages),
     });
     this.scheduleRedrive();
@@ -134,7 +138,7 @@ export class InboxConsumer {
       const handler = this.byTopic.get(message.topic);
       if (!handler) continue;
       try {
-        decoded.push({ message, handler, ...decodeEnvelope(handler.event, message.value) });
+        decoded.push({ message, handler, ...decodeOnce(handler.event, message.value) });
       } catch (error) {
         if (!(error instanceof ContractViolationError)) throw error;
         await this.park(message, undefined, error.reasons);

@@ -4,7 +4,7 @@ import { serviceEventsOf } from '@tollgate/contracts';
 import { createLogger, type HealthRegistry, type Logger } from '@tollgate/observability';
 import { type EventTransport } from '../transport/event-transport';
 import { type EventHandler } from '../inbox/event-consumer';
-import { ServiceMessaging } from '../service-messaging';
+import { type ConsumerDeclaration, ServiceMessaging } from '../service-messaging';
 
 export interface ServiceEventsSettings {
   service: string;
@@ -48,8 +48,7 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
 
   protected constructor(private readonly settings: ServiceEventsSettings) {}
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  protected abstract consumers(): { name: string; handlers: EventHandler<any>[] }[];
+  protected abstract consumers(): ConsumerDeclaration[];
 
   /** Background work the service runs besides consuming (e.g. a sweeper); started after the consumers. */
   protected async startBackground(): Promise<void> {}

@@ -33,6 +33,11 @@ export interface SubscribeOptions {
   groupId: string;
   topics: readonly string[];
   fromBeginning: boolean;
+  /**
+   * For consumers off the critical path (projections, bookkeeping): once caught up, wait this long (ms) after the
+   * first new message so that more arrive and are handled in one batch — fewer transactions for a little latency.
+   */
+  lingerMs?: number;
   /** Consecutive messages of one partition, in order (never empty). */
   handleBatch(messages: readonly DeliveredMessage[]): Promise<void>;
 }

@@ -81,6 +81,8 @@ export class KafkaTransport implements EventTransport {
       // A ResultReceived may carry a provider result up to 2,500,000 bytes (R6): fetch sizes leave room for it.
       maxBytesPerPartition: 8 * 1024 * 1024,
       maxBytes: 16 * 1024 * 1024,
+      // A lingering consumer lets the broker gather a batch: up to lingerMs, or until 64 KiB are waiting.
+      ...(options.lingerMs ? { maxWaitTimeInMs: options.lingerMs, minBytes: 64 * 1024 } : {}),
     });
     const state = { healthy: true };
     this.consumers.set(consumer, state);

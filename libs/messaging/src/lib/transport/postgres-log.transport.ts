@@ -73,6 +73,8 @@ interface Group {
   position: LogPosition;
   saved: LogPosition;
   stopped: boolean;
+  /** Set by a notification that arrived while the group was not sleeping: the next sleep is skipped (no lost wake-up). */
+  signalled: boolean;
   wake?: () => void;
 }
 
@@ -119,7 +121,7 @@ export class PostgresLogTransport implements EventTransport {
     if (!this.pool) throw new Error('event log transport is not connected');
     if (this.groups.has(options.groupId)) throw new Error(`group ${options.groupId} already has a subscriber`);
     const start = await this.startPosition(options);
-    const group: Group = { options, topics: new Set(options.topics), position: start, saved: start, stopped: false };
+    const group: Group = { options, topics: new Set(options.topics), position: start, saved: start, stopped: false, signalled: false };
     this.groups.set(options.groupId, group);
     const loop = this.run(group);
     return {
@@ -177,7 +179,11 @@ export class PostgresLogTransport implements EventTransport {
 
   private async run(group: Group): Promise<void> {
     const batchSize = this.options.batchSize ?? 100;
+    let caughtUp = false;
     while (!group.stopped) {
+      // A lingering group, woken after it had caught up, lets more messages gather first (one transaction for many).
+      if (caughtUp && group.options.lingerMs) await new Promise((r) => setTimeout(r, group.options.lingerMs));
+      group.signalled = false;
       let read: { rows: DeliveredMessage[]; next: LogPosition; pending: boolean };
       try {
         read = await this.read(group, batchSize);
@@ -195,7 +201,11 @@ export class PostgresLogTransport implements EventTransport {
         if (!done) return;
       }
       group.position = read.next;
-      if (read.rows.length === batchSize) continue;
+      caughtUp = read.rows.length < batchSize;
+      if (read.rows.length === batchSize || group.signalled) {
+        group.signalled = false;
+        continue;
+      }
       await this.sleep(group, read.pending ? PENDING_RETRY_MS : (this.options.pollIntervalMs ?? 1000));
     }
   }
@@ -230,7 +240,11 @@ export class PostgresLogTransport implements EventTransport {
   }
 
   private wakeTopics(topics: string[]): void {
-    for (const g of this.groups.values()) if (topics.some((t) => g.topics.has(t))) g.wake?.();
+    for (const g of this.groups.values()) {
+      if (!topics.some((t) => g.topics.has(t))) continue;
+      if (g.wake) g.wake();
+      else g.signalled = true;
+    }
   }
 
   private async listen(): Promise<void> {

@@ -62,25 +62,38 @@ export async function applyPosting(manager: EntityManager, schema: string, posti
   const sums = new Map<string, bigint>();
   for (const e of entries) sums.set(e.asset, (sums.get(e.asset) ?? 0n) + e.amount);
   for (const [asset, sum] of sums) if (sum !== 0n) throw new Error(`posting ${postingId} does not balance in ${asset}`);
-  const fresh = await manager.query(`INSERT INTO "${schema}".posting (posting_id, kind, intent_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING posting_id`, [postingId, kind, intentId ?? null]);
-  if (fresh.length === 0) return false;
-  // Debits first, in a fixed order (no deadlock between two postings touching the same accounts).
   const ordered = [...entries].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : a.account.localeCompare(b.account)));
-  for (const [seq, e] of ordered.entries()) {
-    if (e.amount < 0n && !mayGoNegative(e.account)) {
-      const debited = returnedRows(await manager.query(
-        `UPDATE "${schema}".balance SET balance = balance + $3 WHERE account = $1 AND asset = $2 AND balance + $3 >= 0 RETURNING balance`,
-        [e.account, e.asset, e.amount.toString()],
-      ));
-      if (debited.length === 0) throw new InsufficientBalance(e.account, e.asset);
-    } else {
-      await manager.query(
-        `INSERT INTO "${schema}".balance AS b (account, asset, balance) VALUES ($1, $2, $3)
-         ON CONFLICT (account, asset) DO UPDATE SET balance = b.balance + EXCLUDED.balance`,
-        [e.account, e.asset, e.amount.toString()],
-      );
-    }
-    await manager.query(`INSERT INTO "${schema}".entry (posting_id, seq, account, asset, amount) VALUES ($1, $2, $3, $4, $5)`, [postingId, seq, e.account, e.asset, e.amount.toString()]);
+  // One statement records the posting and its entries, or nothing when this posting id was applied before.
+  const [recorded] = returnedRows<{ n: number }>(await manager.query(
+    `WITH p AS (INSERT INTO "${schema}".posting (posting_id, kind, intent_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING posting_id),
+          e AS (INSERT INTO "${schema}".entry (posting_id, seq, account, asset, amount)
+                SELECT p.posting_id, x.seq, x.account, x.asset, x.amount FROM p, unnest($4::int[], $5::text[], $6::text[], $7::bigint[]) AS x(seq, account, asset, amount)
+                RETURNING 1)
+     SELECT count(*)::int AS n FROM p`,
+    [postingId, kind, intentId ?? null, ordered.map((_, i) => i), ordered.map((e) => e.account), ordered.map((e) => e.asset), ordered.map((e) => e.amount.toString())],
+  ));
+  if (!recorded || recorded.n === 0) return false;
+  // Guarded debits one by one: the row lock decides who gets the last of a balance.
+  for (const e of ordered.filter((x) => x.amount < 0n && !mayGoNegative(x.account))) {
+    const debited = returnedRows(await manager.query(
+      `UPDATE "${schema}".balance SET balance = balance + $3 WHERE account = $1 AND asset = $2 AND balance + $3 >= 0 RETURNING balance`,
+      [e.account, e.asset, e.amount.toString()],
+    ));
+    if (debited.length === 0) throw new InsufficientBalance(e.account, e.asset);
+  }
+  // Every other movement in one upsert, one row per account and asset (a statement may touch a row only once).
+  const rest = new Map<string, { account: string; asset: string; amount: bigint }>();
+  for (const e of ordered.filter((x) => !(x.amount < 0n && !mayGoNegative(x.account)))) {
+    const k = `${e.account}\u0000${e.asset}`;
+    rest.set(k, { account: e.account, asset: e.asset, amount: (rest.get(k)?.amount ?? 0n) + e.amount });
+  }
+  const rows = [...rest.values()].sort((a, b) => a.account.localeCompare(b.account) || a.asset.localeCompare(b.asset));
+  if (rows.length > 0) {
+    await manager.query(
+      `INSERT INTO "${schema}".balance AS b (account, asset, balance) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+       ON CONFLICT (account, asset) DO UPDATE SET balance = b.balance + EXCLUDED.balance`,
+      [rows.map((r) => r.account), rows.map((r) => r.asset), rows.map((r) => r.amount.toString())],
+    );
   }
   return true;
 }

@@ -23,10 +23,12 @@ export class LedgerEventsHost extends ServiceEventsHost {
   }
 
   protected consumers() {
-    // One consumer, one transaction per event: the timeline entry (call-life events) and the journal postings (money events).
+    // One consumer: the timeline entry (call-life events) and the journal postings (money events). A projection is off
+    // the critical path, so it lingers to apply many events per transaction.
     return [
       {
         name: 'ledger.timeline',
+        lingerMs: 200,
         handlers: [
           ...(CallLifeEvents as readonly EventDefinition<{ intentId: string }>[]).map((event) =>
             on(event, async ({ manager, envelope, payload }) => {

@@ -32,6 +32,8 @@ export class SettlementEventsHost extends ServiceEventsHost {
     return [
       {
         name: 'settlement',
+        // Bookkeeping before a verification window: no agent waits on it, so it gathers events for a moment.
+        lingerMs: 50,
         handlers: [
           on(PaymentHeld, ({ manager, payload: p, envelope }) =>
             this.record.execute(manager, p.intentId, { kind: 'held', holdId: p.holdId, ownerId: p.ownerId, amountMinor: p.amount.amountMinor, asset: p.amount.asset }, envelope.eventId)),

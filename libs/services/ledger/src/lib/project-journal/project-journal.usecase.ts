@@ -65,14 +65,16 @@ export class ProjectJournalUseCase {
   }
 
   private async book(manager: EntityManager, envelope: EventEnvelope, postings: Posting[]): Promise<void> {
-    for (const p of postings) {
-      for (const [seq, entry] of p.entries.filter((x) => x.amount !== 0n).entries()) {
-        await manager.query(
-          `INSERT INTO ledger.journal_entry (posting_id, seq, kind, intent_id, account, asset, amount, occurred_at, event_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-          [p.id, seq, p.kind, p.intentId ?? null, entry.account, entry.asset, entry.amount.toString(), envelope.occurredAt, envelope.eventId],
-        );
-      }
-    }
+    // One multi-row insert for every entry of the event's postings (a replayed event changes nothing).
+    const rows = postings.flatMap((p) => p.entries.filter((x) => x.amount !== 0n).map((entry, seq) => ({ p, seq, entry })));
+    if (rows.length === 0) return;
+    await manager.query(
+      `INSERT INTO ledger.journal_entry (posting_id, seq, kind, intent_id, account, asset, amount, occurred_at, event_id)
+       SELECT x.posting_id, x.seq, x.kind, x.intent_id, x.account, x.asset, x.amount, $8, $9
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::bigint[]) AS x(posting_id, seq, kind, intent_id, account, asset, amount)
+       ON CONFLICT DO NOTHING`,
+      [rows.map((r) => r.p.id), rows.map((r) => r.seq), rows.map((r) => r.p.kind), rows.map((r) => r.p.intentId ?? null), rows.map((r) => r.entry.account),
+        rows.map((r) => r.entry.asset), rows.map((r) => r.entry.amount.toString()), envelope.occurredAt, envelope.eventId],
+    );
   }
 }

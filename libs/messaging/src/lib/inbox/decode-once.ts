@@ -1,0 +1,25 @@
+import { decodeEnvelope, type DecodedEvent, type EventDefinition } from '@tollgate/contracts';
+
+/** Recently decoded messages of this process, by topic and exact value (most recent last). */
+const recent = new Map<string, DecodedEvent<object>>();
+const CAPACITY = 4096;
+
+/**
+ * Decodes and validates a message once per process (issue 11): in the embedded mode every service's consumer receives
+ * the same event, and class-validator is the dearest part of consuming it. The cache key is the exact text of the
+ * message, so a different text is always validated on its own; decoded payloads are shared and must not be mutated
+ * (handlers only read them). Contract violations are not cached: they throw every time.
+ */
+export function decodeOnce<P extends object>(def: EventDefinition<P>, value: string): DecodedEvent<P> {
+  const key = `${def.topic}\u0000${value}`;
+  const hit = recent.get(key);
+  if (hit) {
+    recent.delete(key);
+    recent.set(key, hit);
+    return hit as DecodedEvent<P>;
+  }
+  const decoded = decodeEnvelope(def, value);
+  recent.set(key, decoded);
+  if (recent.size > CAPACITY) recent.delete(recent.keys().next().value!);
+  return decoded;
+}
