@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
+import { freePort, type RunningProcess, startProcess, startTsProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 import { measure, type Stats } from './bench-stats';
 
 const AGENTS = 16;
@@ -99,7 +99,14 @@ async function idleRate(pg: PgClient, pgid: number) {
 async function startEmbedded(dataDir: string) {
   const [port, pgPort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
   const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn' });
-  const system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200' }, { ownGroup: true });
+  const profile = process.env['BENCH_CPU_PROFILE'];
+  const env = {
+    PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+  };
+  // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the embedded host when it stops.
+  const system = profile
+    ? startProcess('embedded', process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${profile}`, '-r', '@swc-node/register', path.resolve(WORKSPACE_ROOT, 'apps/embedded/src/main.ts')], env, { ownGroup: true })
+    : startTsProcess('embedded', 'apps/embedded/src/main.ts', [], env, { ownGroup: true });
   await system.waitForOutput(/Tollgate is running/, 150_000);
   const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string };
   const upstream = `http://127.0.0.1:${upstreamPort}/providers/text-tools/mcp`;
