@@ -4,8 +4,9 @@
  * with 16 separate agents, plus PostgreSQL statements, commits and CPU per call (pg_stat_statements, pg_stat_database,
  * /proc) once the background work of those calls (settlement, ledger) is done, net of the idle rate.
  *
- *   npm run bench:backbone                 embedded mode
- *   BENCH_SOAK_S=600 npm run bench:backbone   adds a steady-load soak: memory, event lag and p99 per 30 s window
+ *   npm run bench:backbone                    embedded, then distributed (needs the local Kafka: npm run kafka:start)
+ *   BENCH_MODES=embedded npm run bench:backbone
+ *   BENCH_SOAK_S=600 npm run bench:backbone   adds a steady-load soak: memory, open holds and p99 per 30 s window
  *
  * Writes tools/bench/results/backbone.json.
  */
@@ -16,7 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { freePort, type RunningProcess, startProcess, startTsProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import { freePort, type RunningProcess, startDistributedSystem, startProcess, startTsProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 import { measure, type Stats } from './bench-stats';
 
 const AGENTS = 16;
@@ -65,12 +66,53 @@ function groupCpuSeconds(hostPid: number, postmasterPid: number): { node: number
 
 interface Counters { statements: number; commits: number; cpu: { node: number; postgres: number }; at: number }
 
-let postmasterPid = 0;
+/** What the measurements need from a running system, embedded or distributed. */
+interface Target {
+  urls: { gateway: string; discovery: string; payment: string };
+  admin: string;
+  upstream: string;
+  pg: PgClient;
+  /** pg_stat_statements is loaded (embedded: always; the distributed test server: only if configured). */
+  statements: boolean;
+  cpu(): { node: number; postgres: number };
+  /** Resident memory of the service processes (MB). */
+  rssMb(): number;
+}
 
-async function counters(pg: PgClient, pgid: number): Promise<Counters> {
-  const [s] = (await pg.query<{ n: string }>('SELECT coalesce(sum(calls), 0)::text AS n FROM pg_stat_statements')).rows;
-  const [c] = (await pg.query<{ n: string }>("SELECT (xact_commit)::text AS n FROM pg_stat_database WHERE datname = current_database()")).rows;
-  return { statements: Number(s!.n), commits: Number(c!.n), cpu: groupCpuSeconds(pgid, postmasterPid), at: Date.now() };
+async function counters(t: Target): Promise<Counters> {
+  const statements = t.statements ? Number((await t.pg.query<{ n: string }>('SELECT coalesce(sum(calls), 0)::text AS n FROM pg_stat_statements')).rows[0]!.n) : NaN;
+  const [c] = (await t.pg.query<{ n: string }>("SELECT (xact_commit)::text AS n FROM pg_stat_database WHERE datname = current_database()")).rows;
+  return { statements, commits: Number(c!.n), cpu: t.cpu(), at: Date.now() };
+}
+
+function rssOf(pids: number[]): number {
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      kb += Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return +(kb / 1024).toFixed(1);
+}
+
+/** CPU seconds of some processes, and of every postgres process of the machine (the distributed test server). */
+function processesCpuSeconds(pids: number[]): { node: number; postgres: number } {
+  const out = { node: 0, postgres: 0 };
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+      if (pids.includes(Number(entry))) out.node += own;
+      else if (stat.includes('(postgres)')) out.postgres += own;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return out;
 }
 
 function perCall(before: Counters, after: Counters, idle: { statementsPerS: number; commitsPerS: number; cpuPerS: number }, calls: number) {
@@ -85,10 +127,10 @@ function perCall(before: Counters, after: Counters, idle: { statementsPerS: numb
   };
 }
 
-async function idleRate(pg: PgClient, pgid: number) {
-  const a = await counters(pg, pgid);
+async function idleRate(t: Target) {
+  const a = await counters(t);
   await new Promise((r) => setTimeout(r, 5000));
-  const b = await counters(pg, pgid);
+  const b = await counters(t);
   const s = (b.at - a.at) / 1000;
   return {
     statementsPerS: (b.statements - a.statements) / s, commitsPerS: (b.commits - a.commits) / s,
@@ -115,22 +157,31 @@ async function startEmbedded(dataDir: string) {
   pg.on('error', () => undefined); // the server stops at the end of the run
   await pg.connect();
   await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  return { base: `http://127.0.0.1:${port}`, admin: demo.adminToken, upstream, pg, system, upstreamHost };
+  const base = `http://127.0.0.1:${port}`;
+  const postmasterPid = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const target: Target = {
+    urls: { gateway: base, discovery: base, payment: base }, admin: demo.adminToken, upstream, pg, statements: true,
+    cpu: () => groupCpuSeconds(system.child.pid!, postmasterPid), rssMb: () => rssOf([system.child.pid!]),
+  };
+  return { target, system, upstreamHost };
 }
 
-async function prepareAgents(base: string, admin: string, upstream: string): Promise<Client[]> {
-  await send('POST', `${base}/admin/mcp-urls`, { slug: 'bench', discoveryMode: 'search' }, admin);
-  await send('POST', `${base}/admin/providers`, { providerId: 'bench-text', endpoint: upstream }, admin);
-  await send('PATCH', `${base}/admin/tools/word_count`, { priceMinor: PRICE_MINOR, asset: 'USDC', freeCallsPerDay: 0 }, admin);
+async function prepareAgents(t: Target): Promise<Client[]> {
+  const { gateway, discovery, payment } = t.urls;
+  await send('POST', `${gateway}/admin/mcp-urls`, { slug: 'bench', discoveryMode: 'search' }, t.admin);
+  await send('POST', `${discovery}/admin/providers`, { providerId: 'bench-text', endpoint: t.upstream }, t.admin);
   const agents: Client[] = [];
   for (let i = 0; i < AGENTS; i++) {
     // Separate owners and agents: spend and velocity rules are per agent, as they would be for real tenants.
-    const { ownerId } = await send('POST', `${base}/admin/owners`, { name: `bench-${i}` }, admin);
-    await send('POST', `${base}/admin/owners/${ownerId}/deposits`, { reference: `bench-${ownerId}`, amount: { amountMinor: '100000000', asset: 'USDC' } }, admin);
-    const { agentId } = await send('POST', `${base}/admin/owners/${ownerId}/agents`, { name: `bench-${i}` }, admin);
-    const { credential } = await send('POST', `${base}/admin/agents/${agentId}/credentials`, {}, admin);
-    agents.push(await mcp(`${base}/mcp/bench`, credential));
+    const { ownerId } = await send('POST', `${gateway}/admin/owners`, { name: `bench-${i}` }, t.admin);
+    await send('POST', `${payment}/admin/owners/${ownerId}/deposits`, { reference: `bench-${ownerId}`, amount: { amountMinor: '100000000', asset: 'USDC' } }, t.admin);
+    const { agentId } = await send('POST', `${gateway}/admin/owners/${ownerId}/agents`, { name: `bench-${i}` }, t.admin);
+    const { credential } = await send('POST', `${gateway}/admin/agents/${agentId}/credentials`, {}, t.admin);
+    agents.push(await mcp(`${gateway}/mcp/bench`, credential));
   }
+  // Price the tool once its first sync reached the gateway (a later sync must not find an older listing to restore).
+  await waitFor('word_count in the catalog', async () => !((await agents[0]!.callTool({ name: 'get_tool', arguments: { name: 'word_count' } })) as CallToolResult).isError, 90_000, 500);
+  await send('PATCH', `${discovery}/admin/tools/word_count`, { priceMinor: PRICE_MINOR, asset: 'USDC', freeCallsPerDay: 0 }, t.admin);
   return agents;
 }
 
@@ -160,24 +211,68 @@ async function booksAfter(pg: PgClient): Promise<Record<string, unknown>> {
   }, 120_000, 1000).catch(async () => ({ unresolved: true, ...(await q("SELECT count(*) FILTER (WHERE status = 'pending') AS open FROM payment.hold")) }));
 }
 
-async function soak(agents: Client[], pg: PgClient, pgid: number, seconds: number) {
+async function soak(agents: Client[], t: Target, seconds: number) {
   const windows: Record<string, unknown>[] = [];
   const end = Date.now() + seconds * 1000;
   let i = 0;
   while (Date.now() < end) {
-    const before = await counters(pg, pgid);
+    const before = await counters(t);
     const s = await measure(8 * 30, 8, async (n) => {
       await callGateway(agents[n % agents.length]!, i++);
       await new Promise((r) => setTimeout(r, 100));
     });
-    const [lag] = (await pg.query<{ lag: string }>(
-      `SELECT (SELECT count(*) FROM eventlog.event e WHERE (e.txid, e.id) > (SELECT min((p.txid, p.id)) FROM eventlog.position p WHERE p.group_id LIKE 'tollgate.%'))::text AS lag`,
-    )).rows;
-    const rss = Number(readFileSync(`/proc/${pgid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-    windows.push({ atS: Math.round((Date.now() - (end - seconds * 1000)) / 1000), p50Ms: s.p50Ms, p99Ms: s.p99Ms, throughputPerS: s.throughputPerS, rssMb: +rss.toFixed(1), eventLag: Number(lag!.lag), cpuMsPerCall: perCall(before, await counters(pg, pgid), { statementsPerS: 0, commitsPerS: 0, cpuPerS: 0 }, s.n).cpuMs });
+    // Calls whose life is not finished (no settlement or refund yet): the event lag as a user sees it.
+    const [open] = (await t.pg.query<{ n: string }>("SELECT count(*)::text AS n FROM payment.hold WHERE status = 'pending'")).rows;
+    windows.push({ atS: Math.round((Date.now() - (end - seconds * 1000)) / 1000), p50Ms: s.p50Ms, p99Ms: s.p99Ms, throughputPerS: s.throughputPerS, rssMb: t.rssMb(), openHolds: Number(open!.n), cpuMsPerCall: perCall(before, await counters(t), { statementsPerS: 0, commitsPerS: 0, cpuPerS: 0 }, s.n).cpuMs });
     process.stdout.write(`soak ${JSON.stringify(windows.at(-1))}\n`);
   }
   return windows;
+}
+
+/** The measurements of issue 11 point 5 against one running system. */
+async function measureTarget(t: Target): Promise<Record<string, unknown>> {
+  const agents = await prepareAgents(t);
+  const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(t.upstream)));
+  // The new price reaches every service's catalog copy: wait for paid calls from every agent.
+  await waitFor('paid word_count callable', async () => Promise.all(agents.map((a, i) => callGateway(a, i))).then(() => true, () => false), 90_000, 1000);
+  for (let i = 0; i < 50; i++) await callGateway(agents[i % AGENTS]!, i); // warm-up
+  for (let i = 0; i < 50; i++) await callDirect(directs[0]!, i);
+  await new Promise((r) => setTimeout(r, 2000));
+  const idle = await idleRate(t);
+
+  const direct = { sequential: await measure(SEQUENTIAL, 1, (i) => callDirect(directs[0]!, i)), agents16: await measure(CONCURRENT_CALLS, AGENTS, (i) => callDirect(directs[i % AGENTS]!, i)) };
+  let before = await counters(t);
+  const sequentialFrom = new Date();
+  const sequential = await measure(SEQUENTIAL, 1, (i) => callGateway(agents[0]!, i));
+  const sequentialTo = new Date();
+  await new Promise((r) => setTimeout(r, 3000)); // the verification window closes; settlement and ledger finish
+  const sequentialCost = perCall(before, await counters(t), idle, SEQUENTIAL);
+  if (t.statements) await t.pg.query('SELECT pg_stat_statements_reset()');
+  before = await counters(t);
+  const agents16 = await measure(CONCURRENT_CALLS, AGENTS, (i) => callGateway(agents[i % AGENTS]!, i));
+  await new Promise((r) => setTimeout(r, 3000));
+  const concurrentCost = perCall(before, await counters(t), idle, CONCURRENT_CALLS);
+  // Where the statements of the 16-agent run went: the most frequent ones, per paid call.
+  const topStatements = t.statements ? (await t.pg.query<{ calls: string; query: string }>(
+    'SELECT calls::text, left(regexp_replace(query, \'\\s+\', \' \', \'g\'), 140) AS query FROM pg_stat_statements ORDER BY calls DESC LIMIT 120',
+  )).rows.map((r) => ({ perCall: +(Number(r.calls) / CONCURRENT_CALLS).toFixed(2), query: r.query })) : [];
+  const books = await booksAfter(t.pg);
+  // Where a sequential call's time goes: the median gap before each fact, from the previous fact of the same call.
+  const hops = (await t.pg.query<{ type: string; p50: number }>(
+    `SELECT type, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY gap_ms)::numeric, 2)::float AS p50 FROM (
+       SELECT type, occurred_at, extract(epoch FROM occurred_at - lag(occurred_at) OVER (PARTITION BY intent_id ORDER BY occurred_at)) * 1000 AS gap_ms
+         FROM ledger.timeline_entry WHERE intent_id IN (SELECT intent_id FROM ledger.timeline_entry WHERE type = 'CallRequested' AND occurred_at BETWEEN $1 AND $2)) t
+      WHERE gap_ms IS NOT NULL GROUP BY type ORDER BY min(occurred_at)`, [sequentialFrom, sequentialTo],
+  )).rows.map((r) => ({ fact: r.type, medianGapMs: r.p50 }));
+  const soakSeconds = Number(process.env['BENCH_SOAK_S'] ?? 0);
+  const soakWindows = soakSeconds > 0 ? await soak(agents, t, soakSeconds) : undefined;
+  await Promise.all([...agents, ...directs].map((c) => c.close()));
+  return {
+    direct, gateway: { sequential, agents16 }, idle,
+    overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
+    costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
+    books, hops, ...(soakWindows ? { soak: soakWindows } : {}),
+  };
 }
 
 async function embedded(): Promise<Record<string, unknown>> {
@@ -189,54 +284,35 @@ async function embedded(): Promise<Record<string, unknown>> {
     const e = await startEmbedded(dataDir);
     system = e.system;
     upstreamHost = e.upstreamHost;
-    const pgid = e.system.child.pid!;
-    postmasterPid = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const agents = await prepareAgents(e.base, e.admin, e.upstream);
-    const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(e.upstream)));
-    await waitFor('paid word_count callable', async () => callGateway(agents[0]!, 0).then(() => true, () => false), 60_000, 500);
-    for (let i = 0; i < 50; i++) await callGateway(agents[i % AGENTS]!, i); // warm-up
-    for (let i = 0; i < 50; i++) await callDirect(directs[0]!, i);
-    await new Promise((r) => setTimeout(r, 2000));
-    const idle = await idleRate(e.pg, pgid);
-
-    const direct = { sequential: await measure(SEQUENTIAL, 1, (i) => callDirect(directs[0]!, i)), agents16: await measure(CONCURRENT_CALLS, AGENTS, (i) => callDirect(directs[i % AGENTS]!, i)) };
-    let before = await counters(e.pg, pgid);
-    const sequentialFrom = new Date();
-    const sequential = await measure(SEQUENTIAL, 1, (i) => callGateway(agents[0]!, i));
-    const sequentialTo = new Date();
-    await new Promise((r) => setTimeout(r, 3000)); // the verification window closes; settlement and ledger finish
-    const sequentialCost = perCall(before, await counters(e.pg, pgid), idle, SEQUENTIAL);
-    await e.pg.query('SELECT pg_stat_statements_reset()');
-    before = await counters(e.pg, pgid);
-    const agents16 = await measure(CONCURRENT_CALLS, AGENTS, (i) => callGateway(agents[i % AGENTS]!, i));
-    await new Promise((r) => setTimeout(r, 3000));
-    const concurrentCost = perCall(before, await counters(e.pg, pgid), idle, CONCURRENT_CALLS);
-    // Where the statements of the 16-agent run went: the most frequent ones, per paid call.
-    const topStatements = (await e.pg.query<{ calls: string; query: string }>(
-      'SELECT calls::text, left(regexp_replace(query, \'\\s+\', \' \', \'g\'), 140) AS query FROM pg_stat_statements ORDER BY calls DESC LIMIT 120',
-    )).rows.map((r) => ({ perCall: +(Number(r.calls) / CONCURRENT_CALLS).toFixed(2), query: r.query }));
-    const books = await booksAfter(e.pg);
-    // Where a sequential call's time goes: the median gap before each fact, from the previous fact of the same call.
-    const hops = (await e.pg.query<{ type: string; p50: number }>(
-      `SELECT type, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY gap_ms)::numeric, 2)::float AS p50 FROM (
-         SELECT type, occurred_at, extract(epoch FROM occurred_at - lag(occurred_at) OVER (PARTITION BY intent_id ORDER BY occurred_at)) * 1000 AS gap_ms
-           FROM ledger.timeline_entry WHERE intent_id IN (SELECT intent_id FROM ledger.timeline_entry WHERE type = 'CallRequested' AND occurred_at BETWEEN $1 AND $2)) t
-        WHERE gap_ms IS NOT NULL GROUP BY type ORDER BY min(occurred_at)`, [sequentialFrom, sequentialTo],
-    )).rows.map((r) => ({ fact: r.type, medianGapMs: r.p50 }));
-    const soakSeconds = Number(process.env['BENCH_SOAK_S'] ?? 0);
-    const soakWindows = soakSeconds > 0 ? await soak(agents, e.pg, pgid, soakSeconds) : undefined;
-    await Promise.all([...agents, ...directs].map((c) => c.close()));
-    await e.pg.end();
-    return {
-      direct, gateway: { sequential, agents16 }, idle,
-      overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
-      costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
-      books, hops, ...(soakWindows ? { soak: soakWindows } : {}),
-    };
+    const r = await measureTarget(e.target);
+    await e.target.pg.end();
+    return r;
   } finally {
     await system?.stop();
     await upstreamHost?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Every app its own process, on the local Kafka and the PostgreSQL server of the machine. */
+async function distributed(): Promise<Record<string, unknown>> {
+  const names = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
+  const system = await startDistributedSystem(names, { LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', OUTBOX_POLL_INTERVAL_MS: '1000' });
+  const pg = new PgClient({ connectionString: system.db.url });
+  pg.on('error', () => undefined);
+  await pg.connect();
+  try {
+    const statements = await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').then(() => pg.query('SELECT 1 FROM pg_stat_statements LIMIT 1')).then(() => true, () => false);
+    const services = system.processes.filter((p) => p.name !== 'sample-providers').map((p) => p.child.pid!);
+    const target: Target = {
+      urls: { gateway: system.url('gateway'), discovery: system.url('discovery'), payment: system.url('payment') },
+      admin: system.adminToken, upstream: `${system.url('sample-providers')}/providers/text-tools/mcp`, pg, statements,
+      cpu: () => processesCpuSeconds(services), rssMb: () => rssOf(services),
+    };
+    return await measureTarget(target);
+  } finally {
+    await pg.end().catch(() => undefined);
+    await system.stop();
   }
 }
 
@@ -259,12 +335,26 @@ function report(mode: string, r: Record<string, unknown>): string {
 }
 
 async function main(): Promise<void> {
+  // BENCH_MODES=embedded (or distributed) runs one mode; the results file keeps the other mode's last figures.
+  const modes = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',');
   const out = path.resolve(__dirname, '../results');
   mkdirSync(out, { recursive: true });
   const file = path.join(out, 'backbone.json');
-  const r = await embedded();
-  process.stdout.write(`${report('embedded', r)}\n`);
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, embedded: r }, null, 2) + '\n');
+  const previous = (() => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  })();
+  const result: Record<string, unknown> = { ...previous, at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version } };
+  for (const [mode, run] of [['embedded', embedded], ['distributed', distributed]] as const) {
+    if (!modes.includes(mode)) continue;
+    const r = await run();
+    process.stdout.write(`${report(mode, r)}\n`);
+    result[mode] = { ...r, at: new Date().toISOString() };
+    writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+  }
   process.stdout.write(`written to ${file}\n`);
 }
 

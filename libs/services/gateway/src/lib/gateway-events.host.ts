@@ -63,7 +63,7 @@ export class GatewayEventsHost extends ServiceEventsHost {
             kind: 'failed', code: 'IDEMPOTENCY_RESULT_UNAVAILABLE', retryable: false,
             message: 'The provider did not confirm the outcome. The call will be reconciled before any new purchase.',
           }))),
-          on(CallSettled, fold(() => ({ kind: 'settled' }))),
+          on(CallSettled, fold((p) => ({ kind: 'settled', amountMinor: p.amount.amountMinor }))),
           on(CallRefunded, fold(() => ({ kind: 'refunded' }))),
         ],
       },

@@ -52,7 +52,9 @@ const logger = createLogger(GATEWAY);
 /** The outcome is known to the agent: refused or failed, or the effect confirmed with the provider's result. */
 function isFinished(row: CallRow): boolean {
   // An unknown outcome (IDEMPOTENCY_RESULT_UNAVAILABLE) is an answer too; a later reconciled result replaces it on replay.
-  return confirmed(row) || row.error !== null;
+  // A confirmed result waits for the payment fact as well: the receipt must show what is held (events of one call
+  // travel on several topics, so the effect may be recorded before the hold).
+  return (confirmed(row) && (row.held_minor !== null || row.settlement !== null)) || row.error !== null;
 }
 
 /** The confirmed effect and the stored result are those of the same attempt (events of one call arrive on several topics). */
@@ -251,7 +253,8 @@ export class CallToolUseCase {
     const deadline = Date.now() + this.options.callWaitMs;
     for (;;) {
       // Listen before reading: a wake-up that lands between the read and the wait is not lost.
-      const woken = this.waiters.next(intentId, Math.max(1, Math.min(deadline - Date.now(), 250)));
+      // Woken by NOTIFY from whichever replica records the outcome; the 2 s re-read is only a fallback.
+      const woken = this.waiters.next(intentId, Math.max(1, Math.min(deadline - Date.now(), 2000)));
       const [row]: CallRow[] = await this.dataSource.query('SELECT * FROM gateway.call WHERE intent_id = $1', [intentId]);
       if (row && isFinished(row)) return this.answer(row);
       const left = deadline - Date.now();

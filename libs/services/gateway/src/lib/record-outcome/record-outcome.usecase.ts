@@ -8,7 +8,9 @@ export type CallOutcomeFact =
   | { kind: 'confirmed'; attempt: number }
   | { kind: 'held'; amountMinor: string; x402Response?: Record<string, unknown> }
   | { kind: 'failed'; code: string; message: string; retryable: boolean; stage?: 'payment'; retryAfterMs?: number; details?: Record<string, unknown>; x402PaymentRequired?: Record<string, unknown> }
-  | { kind: 'settled' | 'refunded' };
+  /** A capture names its amount: the receipt stays right even when the hold's event is recorded after it. */
+  | { kind: 'settled'; amountMinor: string }
+  | { kind: 'refunded' };
 
 /** Folds the other services' events about a call into the gateway's call row. */
 @Injectable()
@@ -41,6 +43,9 @@ export class RecordOutcomeUseCase {
         );
         return;
       }
+      case 'settled':
+        await manager.query(`UPDATE gateway.call SET settlement = 'settled', held_minor = COALESCE(held_minor, $2), updated_at = now() WHERE intent_id = $1`, [intentId, fact.amountMinor]);
+        return;
       default:
         await manager.query('UPDATE gateway.call SET settlement = $2, updated_at = now() WHERE intent_id = $1', [intentId, fact.kind]);
     }
