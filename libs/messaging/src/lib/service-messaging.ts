@@ -19,7 +19,7 @@ export interface ServiceMessagingOptions {
 
 /** One consumer of a service: its stable name, its handlers, and `lingerMs` when it is off the critical path. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface ConsumerDeclaration { name: string; handlers: EventHandler<any>[]; lingerMs?: number }
+export interface ConsumerDeclaration { name: string; handlers: EventHandler<any>[]; lingerMs?: number; maxBatchSize?: number }
 
 /**
  * Everything one service needs to talk through events: its outbox writer, the
@@ -53,6 +53,7 @@ export class ServiceMessaging {
           logger: options.logger.child({ component: 'consumer', consumer: c.name }),
           handlers: c.handlers,
           ...(c.lingerMs ? { lingerMs: c.lingerMs } : {}),
+          ...(c.maxBatchSize ? { maxBatchSize: c.maxBatchSize } : {}),
           // Latency: the relay drains right after a batch that wrote outbox rows commits, instead of waiting for
           // NOTIFY (which stays the fallback); a batch that wrote none (or wrote straight to the log) wakes nothing.
           onOutboxWritten: () => this.relay.wake(),

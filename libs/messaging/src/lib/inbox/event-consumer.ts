@@ -58,6 +58,8 @@ export interface InboxConsumerOptions {
   redriveIntervalMs?: number;
   /** Off the critical path: gather messages this long before applying them together (see SubscribeOptions). */
   lingerMs?: number;
+  /** Most events per transaction (see SubscribeOptions). */
+  maxBatchSize?: number;
 }
 
 interface Decoded {
@@ -111,6 +113,7 @@ export class InboxConsumer {
       // Inbox deduplication makes reading from the start safe, and a new group never misses events.
       fromBeginning: true,
       ...(this.options.lingerMs ? { lingerMs: this.options.lingerMs } : {}),
+      ...(this.options.maxBatchSize ? { maxBatchSize: this.options.maxBatchSize } : {}),
       handleBatch: (messages) => this.onBatch(messages),
     });
     this.scheduleRedrive();

@@ -38,6 +38,12 @@ export interface SubscribeOptions {
    * first new message so that more arrive and are handled in one batch — fewer transactions for a little latency.
    */
   lingerMs?: number;
+  /**
+   * Most messages per `handleBatch` call (default: the transport's batch size). 1 for consumers whose handlers lock
+   * shared rows (wallets, the clearing account): one event per transaction keeps lock order trivial, so partitions
+   * handled side by side never deadlock.
+   */
+  maxBatchSize?: number;
   /** Consecutive messages of one partition, in order (never empty). */
   handleBatch(messages: readonly DeliveredMessage[]): Promise<void>;
 }

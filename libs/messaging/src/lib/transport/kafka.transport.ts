@@ -15,7 +15,7 @@ export interface KafkaTransportOptions {
   joinTimeoutMs?: number;
   /** Most messages handed to one `handleBatch` call (default 100). */
   batchSize?: number;
-  /** Partitions one consumer handles at the same time (default 6). */
+  /** Partitions one consumer handles at the same time (default 1, see `subscribe`). */
   partitionsConsumedConcurrently?: number;
 }
 
@@ -104,10 +104,12 @@ export class KafkaTransport implements EventTransport {
     });
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics.map((t) => this.prefix + t), fromBeginning: options.fromBeginning });
-    const batchSize = this.options.batchSize ?? 100;
+    const batchSize = Math.min(this.options.batchSize ?? 100, options.maxBatchSize ?? Infinity);
     await consumer.run({
-      // Each partition is its own ordered stream: partitions of the call-life topics are handled side by side.
-      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 6,
+      // One batch at a time per consumer: a batch's transaction updates the rows of several calls, and two batches of
+      // the same group side by side (one call's events travel on several topics) could lock them in opposite orders.
+      // Batches, not parallel partitions, carry the throughput; a second instance of the service takes half the partitions.
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const topic = batch.topic.slice(this.prefix.length);

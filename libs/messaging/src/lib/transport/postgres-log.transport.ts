@@ -178,7 +178,7 @@ export class PostgresLogTransport implements EventTransport {
   }
 
   private async run(group: Group): Promise<void> {
-    const batchSize = this.options.batchSize ?? 100;
+    const batchSize = Math.min(this.options.batchSize ?? 100, group.options.maxBatchSize ?? Infinity);
     let caughtUp = false;
     while (!group.stopped) {
       // A lingering group, woken after it had caught up, lets more messages gather first (one transaction for many).
