@@ -38,7 +38,7 @@ export class SettlementEventsHost extends ServiceEventsHost {
           on(PaymentHeld, ({ manager, payload: p, envelope }) =>
             this.record.execute(manager, p.intentId, { kind: 'held', holdId: p.holdId, ownerId: p.ownerId, amountMinor: p.amount.amountMinor, asset: p.amount.asset }, envelope.eventId)),
           on(CallDispatched, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'dispatched', providerId: p.providerId }, envelope.eventId)),
-          on(EffectConfirmed, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'confirmed' }, envelope.eventId)),
+          on(EffectConfirmed, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'confirmed', ...(p.providerId ? { providerId: p.providerId } : {}) }, envelope.eventId)),
           on(EffectRejected, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'rejected', reason: p.code }, envelope.eventId)),
         ],
       },

@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsUUID, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Min } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { Topics } from '../../topics';
 
@@ -13,6 +13,12 @@ export class EffectConfirmedPayload {
   @IsUUID() intentId!: string;
   @IsInt() @Min(1) attempt!: number;
   @IsIn(CONFIRMATION_METHODS) method!: ConfirmationMethod;
+  /**
+   * Additive (issue 12): the provider that served the confirmed attempt — the one settlement pays, whatever order the
+   * call's events arrive in (a fallback's CallDispatched may come after this event). Always set by producers now;
+   * absent only on events recorded before it existed.
+   */
+  @IsOptional() @IsString() @Length(1, 200) providerId?: string;
 }
 
 export const EffectConfirmed = defineEvent({

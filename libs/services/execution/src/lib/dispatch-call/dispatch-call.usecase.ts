@@ -271,13 +271,13 @@ export class DispatchCallUseCase {
           await openReconciliation(m, d.intentId, attempt, 'read_back_unreachable');
           return;
         }
-        await this.appendReadBackVerdict(m, d, attempt, rb);
+        await this.appendReadBackVerdict(m, d, attempt, binding.providerId, rb);
       });
       return true;
     }
     await this.complete(d.intentId, attempt, 'result_received', async (m) => {
       await received(m);
-      await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method: 'output_contract' });
+      await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method: 'output_contract', providerId: binding.providerId });
     });
     return true;
   }
@@ -300,7 +300,10 @@ export class DispatchCallUseCase {
   }
 
   /** C6, last row: a disagreeing read-back keeps the real resource and is never reported as success. */
-  async appendReadBackVerdict(m: EntityManager, d: Pick<Dispatch, 'intentId' | 'arguments' | 'readBack'>, attempt: number, rb: Exclude<ReadBackOutcome, { status: 'unreachable' }>, method: 'read_back' | 'reconciliation' = 'read_back'): Promise<void> {
+  async appendReadBackVerdict(
+    m: EntityManager, d: Pick<Dispatch, 'intentId' | 'arguments' | 'readBack'>, attempt: number, providerId: string,
+    rb: Exclude<ReadBackOutcome, { status: 'unreachable' }>, method: 'read_back' | 'reconciliation' = 'read_back',
+  ): Promise<void> {
     if (rb.status === 'missing') {
       await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The provider reported success, but the resource cannot be read back by its operation key.' });
       return;
@@ -312,7 +315,7 @@ export class DispatchCallUseCase {
       });
       return;
     }
-    await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method });
+    await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method, providerId });
   }
 
   /** Moves an attempt out of `dispatched` exactly once, with its facts, in one transaction. */

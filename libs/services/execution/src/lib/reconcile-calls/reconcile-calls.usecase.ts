@@ -113,7 +113,7 @@ export class ReconcileCallsUseCase {
         await this.outbox.append(m, EffectRejected, { intentId: c.intent_id, attempt: c.attempt, code: 'PROVIDER_SYSTEM_ERROR', reason: 'Reconciled by operation key: the provider has no record of the operation; it did not happen and is not charged.' });
         return;
       }
-      await this.dispatch.appendReadBackVerdict(m, { intentId: c.intent_id, arguments: c.arguments, readBack: c.read_back }, c.attempt, rb, 'reconciliation');
+      await this.dispatch.appendReadBackVerdict(m, { intentId: c.intent_id, arguments: c.arguments, readBack: c.read_back }, c.attempt, binding.providerId, rb, 'reconciliation');
     });
   }
 
@@ -133,7 +133,7 @@ export class ReconcileCallsUseCase {
             intentId, attempt: c.attempt, providerId: c.provider_id, outcome: 'success', classification: 'reconciled_by_operator', resultDigest: digestOf(result), result,
           });
         }
-        await this.outbox.append(m, EffectConfirmed, { intentId, attempt: c.attempt, method: 'reconciliation' });
+        await this.outbox.append(m, EffectConfirmed, { intentId, attempt: c.attempt, method: 'reconciliation', providerId: c.provider_id });
       } else {
         await this.outbox.append(m, EffectRejected, {
           intentId, attempt: c.attempt, code: 'PROVIDER_SYSTEM_ERROR', reason: `Reconciled: the operation did not happen (recorded by ${r.by}: ${r.why})`.slice(0, 500),

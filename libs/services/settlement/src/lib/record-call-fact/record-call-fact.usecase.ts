@@ -9,7 +9,7 @@ import { type SettlementOptions } from '../settlement.options';
 export type CallFact =
   | { kind: 'held'; holdId: string; ownerId: string; amountMinor: string; asset: string }
   | { kind: 'dispatched'; providerId: string }
-  | { kind: 'confirmed' }
+  | { kind: 'confirmed'; providerId?: string }
   | { kind: 'rejected'; reason: string };
 
 /**
@@ -31,12 +31,14 @@ export class RecordCallFactUseCase {
         await manager.query('UPDATE settlement.verification SET hold_id = $2, amount_minor = $3, asset = $4, owner_id = $5 WHERE intent_id = $1', [intentId, fact.holdId, fact.amountMinor, fact.asset, fact.ownerId]);
         break;
       case 'dispatched':
-        await manager.query('UPDATE settlement.verification SET provider_id = $2 WHERE intent_id = $1', [intentId, fact.providerId]);
+        // The provider of the latest attempt, until the confirmed effect names the one that served it (issue 12).
+        await manager.query('UPDATE settlement.verification SET provider_id = $2 WHERE intent_id = $1 AND (effect IS NULL OR provider_id IS NULL)', [intentId, fact.providerId]);
         break;
       case 'confirmed':
         await manager.query(
-          `UPDATE settlement.verification SET effect = 'confirmed', due_at = now() + ($2::int * interval '1 millisecond') WHERE intent_id = $1 AND effect IS NULL`,
-          [intentId, this.options.verificationWindowMs],
+          `UPDATE settlement.verification SET effect = 'confirmed', due_at = now() + ($2::int * interval '1 millisecond'), provider_id = COALESCE($3, provider_id)
+            WHERE intent_id = $1 AND effect IS NULL`,
+          [intentId, this.options.verificationWindowMs, fact.providerId ?? null],
         );
         break;
       case 'rejected':
