@@ -15,6 +15,10 @@ export class GatewayAppConfig extends CommonConfig {
   @IsInt() @Min(100) @Max(120_000)
   GATEWAY_CALL_WAIT_MS = 35_000;
 
+  @EnvVar({ description: 'Fallback (ms): how often a waiting call_tool request re-reads its call. Any replica recording the outcome wakes it at once through NOTIFY; this only covers a lost listener.' })
+  @IsInt() @Min(100) @Max(600_000)
+  GATEWAY_CALL_RECHECK_MS = 2000;
+
   @EnvVar({ description: 'Deadline (ms) given to each call; the upstream runtime caps one operation at 30 s.' })
   @IsInt() @Min(100) @Max(30_000)
   GATEWAY_CALL_DEADLINE_MS = 30_000;

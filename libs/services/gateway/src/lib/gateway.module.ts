@@ -4,6 +4,7 @@ import { serviceDatabaseModule } from '@tollgate/persistence';
 import { AdminController } from './admin/admin.controller';
 import { ManageIdentitiesUseCase } from './admin/manage-identities.usecase';
 import { AuthenticateUseCase } from './authenticate/authenticate.usecase';
+import { IdentityCache } from './authenticate/identity-cache.service';
 import { CallToolUseCase } from './call-tool/call-tool.usecase';
 import { AccessPolicyController } from './access-policy/access-policy.controller';
 import { AccessPolicyService } from './access-policy/access-policy.service';
@@ -38,6 +39,7 @@ export class GatewayModule {
         outboxWriterProvider(GATEWAY_OUTBOX, GATEWAY),
         ManageIdentitiesUseCase,
         AuthenticateUseCase,
+        IdentityCache,
         CallToolUseCase,
         CallWaiters,
         CatalogIndex,

@@ -4,6 +4,8 @@ export interface GatewayOptions extends ServiceRuntimeOptions {
   adminToken: string;
   /** How long call_tool waits for the call's outcome before answering that it is still running. */
   callWaitMs: number;
+  /** How often a waiting call_tool request re-reads its call as a fallback; NOTIFY wakes it as soon as any replica records the outcome. */
+  callRecheckMs?: number;
   /** The absolute deadline given to each call (R6: at most 30 s). */
   callDeadlineMs: number;
   /** Signs search cursors; every gateway instance must share it. */

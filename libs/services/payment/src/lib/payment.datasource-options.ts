@@ -3,8 +3,9 @@ import { type DataSourceOptions } from 'typeorm';
 import { PaymentInit1764680000000 } from './migrations/1764680000000-payment-init.migration';
 import { PaymentWallets1764750000000 } from './migrations/1764750000000-payment-wallets.migration';
 import { PaymentParkedEvents1764770000000 } from './migrations/1764770000000-payment-parked-events.migration';
+import { PaymentSpendCounters1764790000000 } from './migrations/1764790000000-payment-spend-counters.migration';
 import { PAYMENT } from './payment.constants';
 
 export function paymentDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: PAYMENT, schema: PAYMENT, url, entities: [], migrations: [PaymentInit1764680000000, PaymentWallets1764750000000, PaymentParkedEvents1764770000000] });
+  return serviceDataSourceOptions({ name: PAYMENT, schema: PAYMENT, url, entities: [], migrations: [PaymentInit1764680000000, PaymentWallets1764750000000, PaymentParkedEvents1764770000000, PaymentSpendCounters1764790000000] });
 }

@@ -3,6 +3,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { returnedRows } from '@tollgate/persistence';
+import { IDENTITY_CHANGED_CHANNEL, IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY } from '../gateway.constants';
 import { type McpUrlProfileDto } from './admin.dto';
 
@@ -13,7 +14,10 @@ export function hashCredential(secret: string): string {
 /** Owners, their agents, agents' credentials, and MCP URLs. */
 @Injectable()
 export class ManageIdentitiesUseCase {
-  constructor(@InjectDataSource(GATEWAY) private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
+    private readonly identityCache: IdentityCache,
+  ) {}
 
   async createOwner(name: string): Promise<{ ownerId: string }> {
     const ownerId = randomUUID();
@@ -49,6 +53,7 @@ export class ManageIdentitiesUseCase {
       [credentialId],
     ));
     if (rows.length === 0) throw new NotFoundException({ code: 'CREDENTIAL_NOT_FOUND', message: 'No such credential.' });
+    await this.identityChanged();
     return { credentialId, revokedAt: rows[0]!.revoked_at.toISOString() };
   }
 
@@ -72,6 +77,7 @@ export class ManageIdentitiesUseCase {
       [slug],
     ));
     if (rows.length === 0) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
+    await this.identityChanged();
     return { slug, disabledAt: rows[0]!.disabled_at.toISOString() };
   }
 
@@ -90,7 +96,14 @@ export class ManageIdentitiesUseCase {
     if (p.providerRules !== undefined) set('provider_rules', p.providerRules === null ? null : JSON.stringify(p.providerRules));
     if (sets.length === 0) return { slug };
     const rows = returnedRows(await this.dataSource.query(`UPDATE gateway.mcp_url SET ${sets.join(', ')} WHERE slug = $1 RETURNING slug`, values));
+    await this.identityChanged();
     if (rows.length === 0) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
     return { slug };
+  }
+
+  /** Every gateway replica drops its cached URLs and credentials (this one at once, the others on the NOTIFY). */
+  private async identityChanged(): Promise<void> {
+    this.identityCache.clear();
+    await this.dataSource.query('SELECT pg_notify($1, $2)', [IDENTITY_CHANGED_CHANNEL, '']);
   }
 }

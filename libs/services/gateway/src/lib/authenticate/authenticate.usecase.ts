@@ -6,6 +6,7 @@ import { type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY } from '../gateway.constants';
 import { bearerSecret } from '@tollgate/http';
 import { type LimitName, RateLimits } from '../rate-limit/rate-limits.service';
+import { IdentityCache } from './identity-cache.service';
 
 /** Who is calling, derived only from the credential and the URL (C2). */
 export interface CallerIdentity {
@@ -46,19 +47,20 @@ export class AuthenticateUseCase {
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     private readonly limits: RateLimits,
+    private readonly cache: IdentityCache,
   ) {}
 
   async execute(slug: string, authorization: string | undefined, clientAddress: string): Promise<AuthOutcome> {
-    const [url]: UrlRow[] = await this.dataSource.query('SELECT * FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [slug.toLowerCase()]);
+    const lower = slug.toLowerCase();
+    const url = await this.cache.get(`url:${lower}`, async () => ((await this.dataSource.query('SELECT * FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [lower])) as UrlRow[])[0]);
     if (!url) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
     const secret = bearerSecret(authorization);
-    const [cred]: { credential_id: string; agent_id: string; owner_id: string }[] = secret
-      ? await this.dataSource.query(
-        `SELECT c.credential_id, c.agent_id, a.owner_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
-          WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`,
-        [hashCredential(secret)],
-      )
-      : [];
+    const hash = secret ? hashCredential(secret) : undefined;
+    const cred = hash ? await this.cache.get(`cred:${hash}`, async () => ((await this.dataSource.query(
+      `SELECT c.credential_id, c.agent_id, a.owner_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
+        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`,
+      [hash],
+    )) as { credential_id: string; agent_id: string; owner_id: string }[])[0]) : undefined;
     if (!cred) return this.failed(clientAddress, secret);
     // A private URL exists only for its owner's agents: to anyone else it is not there.
     if (url.owner_id && url.owner_id !== cred.owner_id) return { ok: false, code: 'MCP_URL_NOT_FOUND' };

@@ -253,8 +253,8 @@ export class CallToolUseCase {
     const deadline = Date.now() + this.options.callWaitMs;
     for (;;) {
       // Listen before reading: a wake-up that lands between the read and the wait is not lost.
-      // Woken by NOTIFY from whichever replica records the outcome; the 2 s re-read is only a fallback.
-      const woken = this.waiters.next(intentId, Math.max(1, Math.min(deadline - Date.now(), 2000)));
+      // Woken by NOTIFY from whichever replica records the outcome; the periodic re-read is only a fallback.
+      const woken = this.waiters.next(intentId, Math.max(1, Math.min(deadline - Date.now(), this.options.callRecheckMs ?? 2000)));
       const [row]: CallRow[] = await this.dataSource.query('SELECT * FROM gateway.call WHERE intent_id = $1', [intentId]);
       if (row && isFinished(row)) return this.answer(row);
       const left = deadline - Date.now();

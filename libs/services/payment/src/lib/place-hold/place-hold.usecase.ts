@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { accountKey, decideSpend, Movements, periodEnd, periodStart, repaidOf, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
+import { accountKey, type CounterKind, decideSpend, minuteStart, Movements, periodEnd, periodStart, repaidOf, slidingMinute, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
 import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor, WalletFunded } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting, balanceOf, InsufficientBalance } from '@tollgate/persistence';
@@ -106,24 +106,34 @@ export class PlaceHoldUseCase {
     };
     const now = new Date();
     const rules = this.options.velocity;
-    const [f]: { spent_period: string; calls_minute: string; spent_minute: string; same_request: string; free_today: string; approved: boolean; debt: string }[] = await manager.query(
-      `SELECT
-         COALESCE(sum(amount_minor) FILTER (WHERE created_at >= $4 AND asset = $5), 0) AS spent_period,
-         count(*) FILTER (WHERE created_at > now() - interval '1 minute') AS calls_minute,
-         COALESCE(sum(amount_minor) FILTER (WHERE created_at > now() - interval '1 minute' AND asset = $5), 0) AS spent_minute,
-         count(*) FILTER (WHERE tool_id = $2 AND arguments_hash = $3 AND created_at > now() - ($6::int * interval '1 millisecond')) AS same_request,
-         count(*) FILTER (WHERE tool_id = $2 AND free AND created_at >= $7) AS free_today,
+    const minute = minuteStart(now);
+    const previousMinute = new Date(minute.getTime() - 60_000);
+    // Counters, not a scan of the agent's charges: a handful of primary-key lookups whatever the history (issue 11).
+    const [f]: { spent_period: string; calls_minute: string; calls_prev: string; spent_minute: string; spent_prev: string; same_request: string; free_today: string; approved: boolean; debt: string }[] = await manager.query(
+      `WITH c AS (SELECT kind, bucket, key, calls, amount FROM payment.spend_counter
+                   WHERE agent_id = $1 AND ((kind = $10 AND bucket = $4 AND key = $5) OR (kind = 'minute' AND bucket IN ($11, $12) AND key = $5)
+                                            OR (kind = 'free' AND bucket = $7 AND key = $2)))
+       SELECT
+         COALESCE((SELECT amount FROM c WHERE kind = $10), 0) AS spent_period,
+         COALESCE((SELECT calls FROM c WHERE kind = 'minute' AND bucket = $11), 0) AS calls_minute,
+         COALESCE((SELECT calls FROM c WHERE kind = 'minute' AND bucket = $12), 0) AS calls_prev,
+         COALESCE((SELECT amount FROM c WHERE kind = 'minute' AND bucket = $11), 0) AS spent_minute,
+         COALESCE((SELECT amount FROM c WHERE kind = 'minute' AND bucket = $12), 0) AS spent_prev,
+         COALESCE((SELECT calls FROM c WHERE kind = 'free'), 0) AS free_today,
+         (SELECT count(*) FROM payment.charge WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND outcome = 'held'
+             AND created_at > now() - ($6::int * interval '1 millisecond')) AS same_request,
          EXISTS (SELECT 1 FROM payment.approval a WHERE a.agent_id = $1 AND a.tool_id = $2 AND a.arguments_hash = $3
                    AND COALESCE(a.operation_key, '') = COALESCE($8, '') AND a.status = 'approved') AS approved,
-         COALESCE((SELECT -balance FROM payment.balance WHERE account = $9 AND asset = $5), 0) AS debt
-       FROM payment.charge WHERE agent_id = $1 AND outcome = 'held' AND created_at >= LEAST($4, $7, now() - interval '1 minute')`,
-      [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now), request.operationKey ?? null, accountKey({ kind: 'debt', ownerId: request.ownerId })],
+         COALESCE((SELECT -balance FROM payment.balance WHERE account = $9 AND asset = $5), 0) AS debt`,
+      [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now),
+        request.operationKey ?? null, accountKey({ kind: 'debt', ownerId: request.ownerId }), policy.period, minute, previousMinute],
     );
     const owed = BigInt(f!.debt);
     const verdict = decideSpend(policy, rules, {
       price, asset: request.price.asset, debtMinor: owed > 0n ? owed : 0n,
       spentInPeriodMinor: BigInt(f!.spent_period), periodEndsAt: periodEnd(policy.period, now),
-      callsLastMinute: Number(f!.calls_minute), spentLastMinuteMinor: BigInt(f!.spent_minute), sameRequestInWindow: Number(f!.same_request),
+      callsLastMinute: Number(slidingMinute(BigInt(f!.calls_minute), BigInt(f!.calls_prev), now)),
+      spentLastMinuteMinor: slidingMinute(BigInt(f!.spent_minute), BigInt(f!.spent_prev), now), sameRequestInWindow: Number(f!.same_request),
       approved: f!.approved, freeCallsUsedToday: Number(f!.free_today), dayEndsAt: periodEnd('day', now), now,
       ...(request.freeCallsPerDay !== undefined ? { freeCallsPerDay: request.freeCallsPerDay } : {}),
     });
@@ -235,10 +245,27 @@ export class PlaceHoldUseCase {
   }
 
   private async recordCharge(manager: EntityManager, r: CallRequestedPayload, amount: bigint, free: boolean, outcome: 'held' | 'rejected', code?: string): Promise<void> {
-    await manager.query(
+    const recorded: unknown[] = await manager.query(
       `INSERT INTO payment.charge (intent_id, owner_id, agent_id, tool_id, arguments_hash, amount_minor, asset, free, outcome, code)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING 1`,
       [r.intentId, r.ownerId, r.agentId, r.toolId, r.argumentsHash, amount.toString(), r.price.asset, free, outcome, code ?? null],
+    );
+    if (recorded.length > 0 && outcome === 'held') await this.count(manager, r, amount, free);
+  }
+
+  /** A hold adds to the agent's counters (spend per day, week and month, the minute's calls and spend, free calls): one statement. */
+  private async count(manager: EntityManager, r: CallRequestedPayload, amount: bigint, free: boolean): Promise<void> {
+    const now = new Date();
+    const rows: [CounterKind, Date, string, bigint][] = [
+      ['day', periodStart('day', now), r.price.asset, amount], ['week', periodStart('week', now), r.price.asset, amount],
+      ['month', periodStart('month', now), r.price.asset, amount], ['minute', minuteStart(now), r.price.asset, amount],
+      ...(free ? [['free', periodStart('day', now), r.toolId, 0n] as [CounterKind, Date, string, bigint]] : []),
+    ];
+    await manager.query(
+      `INSERT INTO payment.spend_counter AS s (agent_id, kind, bucket, key, calls, amount)
+       SELECT $1, x.kind, x.bucket, x.key, 1, x.amount FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::bigint[]) AS x(kind, bucket, key, amount)
+       ON CONFLICT (agent_id, kind, bucket, key) DO UPDATE SET calls = s.calls + 1, amount = s.amount + EXCLUDED.amount`,
+      [r.agentId, rows.map((x) => x[0]), rows.map((x) => x[1]), rows.map((x) => x[2]), rows.map((x) => x[3].toString())],
     );
   }
 }

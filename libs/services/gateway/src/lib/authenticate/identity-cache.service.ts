@@ -1,0 +1,65 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Client } from 'pg';
+import { createLogger } from '@tollgate/observability';
+import { GATEWAY_OPTIONS } from '../gateway.constants';
+import { type GatewayOptions } from '../gateway.options';
+
+const logger = createLogger('gateway');
+/** Sent when an admin changes a credential or an MCP URL (revoke, disable, profile): every replica drops its copies. */
+export const IDENTITY_CHANGED_CHANNEL = 'tollgate_identity_changed';
+/** The explicit staleness bound of the per-call pre-checks: a change reaches every replica within this, even if its NOTIFY is lost. */
+export const IDENTITY_STALENESS_MS = 1000;
+
+/**
+ * The gateway's per-call pre-checks (the MCP URL by slug, the credential by its hash) answered from memory (issue 11):
+ * an entry lives at most IDENTITY_STALENESS_MS, and an admin change clears every replica's cache at once through
+ * NOTIFY. Only successful look-ups are kept. The post-I/O re-check (R7) still reads the database.
+ */
+@Injectable()
+export class IdentityCache implements OnModuleInit, OnApplicationShutdown {
+  private readonly entries = new Map<string, { value: unknown; expires: number }>();
+  private listener?: Client;
+  private stopped = false;
+
+  constructor(@Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.listen();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  async get<T>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > Date.now()) return hit.value as T;
+    const value = await load();
+    if (value !== undefined) {
+      this.entries.set(key, { value, expires: Date.now() + IDENTITY_STALENESS_MS });
+      if (this.entries.size > 50_000) this.entries.clear();
+    } else {
+      this.entries.delete(key);
+    }
+    return value;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.options.databaseUrl, application_name: 'tollgate-gateway-identity' });
+    client.on('notification', () => this.clear());
+    client.on('error', (err) => {
+      logger.warn({ err }, 'identity change listener lost; entries expire within the staleness bound meanwhile');
+      this.listener = undefined;
+      void client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 500);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${IDENTITY_CHANGED_CHANNEL}`);
+    this.listener = client;
+  }
+}
