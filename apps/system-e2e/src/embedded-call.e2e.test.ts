@@ -77,4 +77,41 @@ describe('embedded mode (npm start): one call end to end', () => {
     expect(r.isError).toBe(true);
     expect(r._meta?.['assay/error']).toMatchObject({ code: 'TOOL_NOT_IN_TOOLSET', retryable: false });
   });
+
+  describe('hostile input is refused at the edge (issue 12 point 5)', () => {
+    const rpc = async (body: string) => {
+      const r = await fetch(demo.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${demo.credential}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+      return { status: r.status, text: await r.text() };
+    };
+    const callWith = (args: string) => rpc(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"word_count","arguments":${args}}}}`);
+    const refusalOf = (text: string) => (JSON.parse(text) as { result: { isError: boolean; _meta: Record<string, { code: string; retryable: boolean; message: string }> } }).result;
+
+    it('malformed JSON: JSON-RPC -32700 on the MCP route, a problem document on an admin route, never the request echoed', async () => {
+      const mcp = await rpc('{"jsonrpc":"2.0","id":1,"method":"tools/list" SECRET-BYTES');
+      expect(mcp.status).toBe(400);
+      expect(JSON.parse(mcp.text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      const admin = await fetch(`${base}/admin/owners`, { method: 'POST', headers: { authorization: `Bearer ${demo.adminToken}`, 'content-type': 'application/json' }, body: '{"name": SECRET-BYTES' });
+      expect(admin.status).toBe(400);
+      expect(admin.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      const text = await admin.text();
+      expect(JSON.parse(text)).toMatchObject({ status: 400, title: 'Bad Request' });
+      expect(mcp.text + text).not.toContain('SECRET-BYTES');
+    });
+
+    it.each([
+      ['a NUL character', '{"text":"a\\u0000b"}', 'arguments.arguments.text'],
+      ['a lone surrogate', '{"text":"\\ud800"}', 'arguments.arguments.text'],
+      ['a constructor key', '{"text":"x","constructor":{"prototype":{"polluted":true}}}', 'arguments.arguments.constructor'],
+      ['a __proto__ key', '{"__proto__":{"polluted":true}}', 'arguments.arguments.__proto__'],
+      ['5,000 levels of nesting', `{"text":${'['.repeat(5000)}${']'.repeat(5000)}}`, 'arguments.arguments.text'],
+    ])('%s: TOOL_ARGUMENTS_INVALID, not retryable, no internal text', async (_what, args, field) => {
+      const { status, text } = await callWith(args);
+      expect(status).toBe(200);
+      const result = refusalOf(text);
+      expect(result.isError).toBe(true);
+      expect(result._meta['assay/error']).toMatchObject({ code: 'TOOL_ARGUMENTS_INVALID', retryable: false });
+      expect(JSON.stringify(result)).toContain(field);
+      expect(text).not.toMatch(/PostgreSQL|QueryFailedError|RangeError|stack|at [A-Za-z]+ \(/);
+    });
+  });
 });

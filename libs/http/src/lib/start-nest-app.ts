@@ -1,4 +1,5 @@
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { createLogger, NestPinoLogger, type Logger } from '@tollgate/observability';
@@ -28,7 +29,10 @@ export interface StartOptions {
  */
 export async function startNestApp(options: StartOptions): Promise<{ app: INestApplication; logger: Logger; url: string }> {
   const logger = createLogger(options.service);
-  const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: true });
+  // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol (issue 12): JSON-RPC -32700
+  // on the MCP routes, a problem document elsewhere — never the parser's text with the request's bytes.
+  const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: false });
+  app.use(json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
@@ -41,4 +45,19 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   const url = `http://${options.host}:${options.port}`;
   logger.info({ url }, `${options.service} listening`);
   return { app, logger, url };
+}
+
+/** The error middleware after the body parsers: a body that cannot be read is refused in the caller's protocol. */
+function refuseUnparsableBody(err: { type?: string; status?: number } | undefined, req: Request, res: Response, next: NextFunction): void {
+  if (!err) return next();
+  const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 400;
+  const tooLarge = err.type === 'entity.too.large';
+  if (req.path.startsWith('/mcp/')) {
+    res.status(status).json({ jsonrpc: '2.0', id: null, error: tooLarge ? { code: -32600, message: 'Request too large' } : { code: -32700, message: 'Parse error' } });
+    return;
+  }
+  res.status(status).type('application/problem+json').send(JSON.stringify({
+    type: 'about:blank', title: tooLarge ? 'Payload Too Large' : 'Bad Request', status,
+    detail: tooLarge ? 'The request body is too large.' : 'The request body is not valid JSON or form data.',
+  }));
 }

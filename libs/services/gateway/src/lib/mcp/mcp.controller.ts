@@ -9,6 +9,7 @@ import { POLICY_TOOL_NAMES, POLICY_TOOLS } from '@tollgate/policy-tools';
 import { AccessPolicyService, type PolicyInForce } from '../access-policy/access-policy.service';
 import { PolicyToolsHost } from '../access-policy/policy-tools.host';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
+import { unsafeInput } from './safe-input';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { CallToolUseCase } from '../call-tool/call-tool.usecase';
 import { GetToolUseCase } from '../get-tool/get-tool.usecase';
@@ -132,6 +133,13 @@ export class McpController {
   private async dispatch(
     caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown>, policies: PolicyInForce[],
   ): Promise<ToolResult> {
+    // A call that may reach the database and a provider: hostile input is refused here, before either sees it, and
+    // counted as a refused call (issue 12). The discovery tools validate their few fields themselves (G3.1 turns
+    // control characters into spaces).
+    if (name !== 'search_tools' && name !== 'get_tool') {
+      const unsafe = unsafeInput(args ?? {}, 'arguments') ?? unsafeInput(meta, '_meta') ?? unsafeInput(name, 'name');
+      if (unsafe) return invalidArguments([unsafe]);
+    }
     switch (name) {
       case 'search_tools':
         return this.searchTools.execute(caller, profile, args ?? {});

@@ -1,0 +1,158 @@
+/**
+ * Issue 11 point 6 (distributed): during paid writing calls, every service is killed with SIGKILL once (gateway,
+ * execution, payment, settlement, ledger — each restarted after a moment) and the Kafka broker is restarted. Every
+ * key retried: at most one creation per key at the provider, each final answer agrees with the provider (a success
+ * exactly when the ticket exists), every hold captured or released once, each service's books balanced, and the
+ * ledger has every call.
+ */
+import { execFileSync } from 'node:child_process';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as PgClient } from 'pg';
+import { type DistributedSystem, startDistributedSystem, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
+
+jest.setTimeout(600_000);
+
+const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
+const VICTIMS = ['execution', 'payment', 'settlement', 'ledger', 'gateway'] as const;
+const CALLS = 60;
+const PRICE = 100n;
+const DEPOSIT = 1_000_000n;
+const UNKNOWN_OUTCOME = new Set(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_ATTEMPT_STALLED']);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The broker can be restarted only when this checkout's infra/kafka runs it (not an external KAFKA_BROKERS cluster). */
+function kafka(command: 'status' | 'stop' | 'start'): boolean {
+  try {
+    execFileSync('bash', ['infra/kafka/kafka.sh', command], { cwd: WORKSPACE_ROOT, stdio: 'ignore', timeout: 180_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('distributed mode survives a kill -9 of each service and a broker restart mid-load (issue 11)', () => {
+  let system: DistributedSystem;
+  let pg: PgClient;
+  let gw: string;
+  let ownerId: string;
+  let credential: string;
+  let providers: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    system = await startDistributedSystem(SERVICES, {
+      GATEWAY_CALL_WAIT_MS: '3000', GATEWAY_CALL_DEADLINE_MS: '20000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
+      SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SETTLEMENT_SWEEP_INTERVAL_MS: '100', OUTBOX_POLL_INTERVAL_MS: '500',
+    });
+    const token = system.adminToken;
+    gw = system.url('gateway');
+    providers = `${system.url('sample-providers')}/providers`;
+    pg = new PgClient({ connectionString: system.db.url });
+    await pg.connect();
+    expect((await postJson(`${gw}/admin/mcp-urls`, { slug: 'crash', discoveryMode: 'search' }, token)).status).toBe(201);
+    expect((await postJson(`${system.url('discovery')}/admin/providers`, { providerId: 'review-tickets', endpoint: `${providers}/review-tickets/mcp` }, token)).json['ok']).toBe(true);
+    ownerId = (await postJson(`${gw}/admin/owners`, { name: 'Crash owner' }, token)).json['ownerId'] as string;
+    const a = await postJson(`${gw}/admin/owners/${ownerId}/agents`, { name: 'Crash agent' }, token);
+    credential = (await postJson(`${gw}/admin/agents/${a.json['agentId']}/credentials`, {}, token)).json['credential'] as string;
+    const probe = await connect();
+    await waitFor('create_review_ticket in the gateway', async () => !errorOf((await probe.callTool({ name: 'get_tool', arguments: { name: 'create_review_ticket' } })) as CallToolResult), 90_000, 300);
+    const priced = await fetch(`${system.url('discovery')}/admin/tools/create_review_ticket`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ priceMinor: PRICE.toString(), asset: 'USDC' }),
+    });
+    expect(priced.status).toBe(200);
+    expect((await postJson(`${system.url('payment')}/admin/owners/${ownerId}/deposits`, { reference: 'crash', amount: { amountMinor: DEPOSIT.toString(), asset: 'USDC' } }, token)).status).toBe(201);
+    await waitFor('the paid price in the gateway', async () => {
+      const r = (await probe.callTool({ name: 'get_tool', arguments: { name: 'create_review_ticket' } })) as CallToolResult;
+      return (r.structuredContent as { price: { amountMinor?: string } | null }).price?.amountMinor === PRICE.toString();
+    }, 60_000, 300);
+    await postJson(`${providers}/review-tickets/faults`, { delayMs: 150 }, '');
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await pg?.end();
+    await system?.stop();
+  });
+
+  async function connect(): Promise<Client> {
+    const c = await connectAgent(`${gw}/mcp/crash`, credential);
+    clients.push(c);
+    return c;
+  }
+
+  /** One call; a gateway that is down (killed) is just a failed attempt — the key is retried later. */
+  async function create(i: number): Promise<CallToolResult | undefined> {
+    try {
+      const c = await connect();
+      return await callThrough(c, 'create_review_ticket', { source_id: `doc-${i}`, title: `Review ${i}` }, `dcrash-${i}`);
+    } catch {
+      return undefined;
+    }
+  }
+
+  it('loses nothing and performs or charges nothing twice', async () => {
+    let calling = true;
+    const done: string[] = [];
+    const chaos = (async () => {
+      for (const victim of VICTIMS) {
+        await sleep(1500);
+        await [...system.processes].reverse().find((x) => x.name === victim)!.stop('SIGKILL');
+        await sleep(700);
+        system.start(victim);
+        await waitFor(`${victim} back`, async () => (await fetch(`${system.url(victim)}/health/ready`).catch(() => undefined))?.status === 200, 120_000, 200);
+        done.push(victim);
+      }
+      if (kafka('status') && kafka('stop')) {
+        await sleep(1000);
+        expect(kafka('start')).toBe(true);
+        done.push('kafka');
+      }
+    })();
+    let next = 0;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (calling && next < CALLS) {
+        await create(next++);
+        await sleep(100);
+      }
+    }));
+    calling = false;
+    await chaos;
+    process.stdout.write(`distributed crash: ${done.join(', ')} during ${next} calls\n`);
+    expect(done.slice(0, VICTIMS.length)).toEqual([...VICTIMS]);
+
+    await postJson(`${providers}/review-tickets/faults`, { delayMs: 0 }, '');
+    const finals = new Map<number, CallToolResult>();
+    for (let i = 0; i < next; i++) {
+      finals.set(i, await waitFor(`a final answer for key ${i}`, async () => {
+        const r = await create(i);
+        const e = r && errorOf(r);
+        return r && (!e || (!e.retryable && !UNKNOWN_OUTCOME.has(e.code))) ? r : undefined;
+      }, 120_000, 1000));
+    }
+
+    const t = (await (await fetch(`${providers}/review-tickets/tickets`)).json()) as { tickets: { operationKey: string }[]; received: Record<string, number> };
+    for (let i = 0; i < next; i++) {
+      const key = `dcrash-${i}`;
+      expect({ key, received: (t.received[key] ?? 0) <= 1 }).toEqual({ key, received: true });
+      expect({ key, ok: !errorOf(finals.get(i)!) }).toEqual({ key, ok: t.tickets.some((x) => x.operationKey === key) });
+    }
+
+    const intents = [...finals.values()].map((r) => receiptOf(r)?.intentId ?? errorOf(r)?.intentId).filter((x): x is string => !!x);
+    await waitFor('every hold resolved', async () => (await pg.query("SELECT count(*)::int AS n FROM payment.hold WHERE status = 'pending'")).rows[0].n === 0, 120_000, 1000);
+    const twice = await pg.query(`
+      SELECT h.hold_id FROM payment.hold h
+       WHERE (SELECT count(*) FROM payment.posting p WHERE p.posting_id IN ('capture:' || h.hold_id, 'void:' || h.hold_id)) > 1`);
+    expect(twice.rows).toEqual([]);
+    for (const schema of ['payment', 'settlement']) {
+      const sums = await pg.query(`SELECT coalesce(sum(amount), 0)::text AS s FROM ${schema}.entry`);
+      expect(sums.rows[0].s).toBe('0');
+    }
+    const [wallet] = (await pg.query(`SELECT balance::text AS b FROM payment.balance WHERE account = $1`, [`owner:${ownerId}:available`])).rows;
+    const settled = (await pg.query("SELECT count(*)::int AS n FROM payment.hold WHERE status = 'posted'")).rows[0].n as number;
+    expect(BigInt(wallet.b)).toBe(DEPOSIT - PRICE * BigInt(settled));
+    await waitFor('the ledger has every answered call', async () =>
+      (await pg.query('SELECT count(DISTINCT intent_id)::int AS n FROM ledger.timeline_entry WHERE intent_id = ANY($1)', [intents])).rows[0].n === new Set(intents).size, 60_000, 500);
+  });
+});
