@@ -16,7 +16,8 @@ jest.setTimeout(600_000);
 
 const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
 const VICTIMS = ['execution', 'payment', 'settlement', 'ledger', 'gateway'] as const;
-const CALLS = 60;
+/** Calls go on until every kill and the broker restart are done (at most this many). */
+const MAX_CALLS = 1000;
 const PRICE = 100n;
 const DEPOSIT = 1_000_000n;
 const UNKNOWN_OUTCOME = new Set(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_ATTEMPT_STALLED']);
@@ -93,7 +94,7 @@ describe('distributed mode survives a kill -9 of each service and a broker resta
   }
 
   it('loses nothing and performs or charges nothing twice', async () => {
-    let calling = true;
+    let chaosDone = false;
     const done: string[] = [];
     const chaos = (async () => {
       for (const victim of VICTIMS) {
@@ -109,15 +110,14 @@ describe('distributed mode survives a kill -9 of each service and a broker resta
         expect(kafka('start')).toBe(true);
         done.push('kafka');
       }
-    })();
+    })().finally(() => (chaosDone = true));
     let next = 0;
     await Promise.all(Array.from({ length: 4 }, async () => {
-      while (calling && next < CALLS) {
+      while (!chaosDone && next < MAX_CALLS) {
         await create(next++);
-        await sleep(100);
+        await sleep(400);
       }
     }));
-    calling = false;
     await chaos;
     process.stdout.write(`distributed crash: ${done.join(', ')} during ${next} calls\n`);
     expect(done.slice(0, VICTIMS.length)).toEqual([...VICTIMS]);
