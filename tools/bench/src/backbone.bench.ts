@@ -10,7 +10,7 @@
  *
  * Writes tools/bench/results/backbone.json.
  */
-import { readdirSync, readFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,7 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startDistributedSystem, startProcess, startTsProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
-import { measure, type Stats } from './bench-stats';
+import { measure, modeResults, type Stats } from './bench-stats';
 
 const AGENTS = 16;
 const SEQUENTIAL = 300;
@@ -336,26 +336,14 @@ function report(mode: string, r: Record<string, unknown>): string {
 
 async function main(): Promise<void> {
   // BENCH_MODES=embedded (or distributed) runs one mode; the results file keeps the other mode's last figures.
-  const modes = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',');
-  const out = path.resolve(__dirname, '../results');
-  mkdirSync(out, { recursive: true });
-  const file = path.join(out, 'backbone.json');
-  const previous = (() => {
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    } catch {
-      return {};
-    }
-  })();
-  const result: Record<string, unknown> = { ...previous, at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version } };
+  const results = modeResults('backbone', ['embedded', 'distributed']);
   for (const [mode, run] of [['embedded', embedded], ['distributed', distributed]] as const) {
-    if (!modes.includes(mode)) continue;
+    if (!results.wants(mode)) continue;
     const r = await run();
     process.stdout.write(`${report(mode, r)}\n`);
-    result[mode] = { ...r, at: new Date().toISOString() };
-    writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+    results.record(mode, r);
   }
-  process.stdout.write(`written to ${file}\n`);
+  process.stdout.write(`written to ${results.file}\n`);
 }
 
 main().then(() => process.exit(0), (e) => {

@@ -6,14 +6,14 @@
  * (`npm run kafka:start && npm run kafka:topics`). Writes
  * tools/bench/results/call-tool.json. Run: `npx nx run bench:call-tool`.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, startDistributedSystem, startTsProcess, waitFor } from '@tollgate/testing';
-import { measure, type Stats } from './bench-stats';
+import { measure, modeResults, type Stats } from './bench-stats';
 
 const SEQUENTIAL = 300;
 const CONCURRENT = 32;
@@ -112,26 +112,14 @@ function line(mode: string, r: { direct: Record<string, Stats>; gateway: Record<
 
 async function main(): Promise<void> {
   // BENCH_MODES=embedded (or distributed) runs one mode only; the results file keeps the other mode's last figures.
-  const modes = (process.env['BENCH_MODES'] ?? 'distributed,embedded').split(',');
-  const out = path.resolve(__dirname, '../results');
-  mkdirSync(out, { recursive: true });
-  const file = path.join(out, 'call-tool.json');
-  const previous = (() => {
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    } catch {
-      return {};
-    }
-  })();
-  const result: Record<string, unknown> = { ...previous, at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version } };
+  const results = modeResults('call-tool', ['distributed', 'embedded']);
   for (const [mode, fn] of [['distributed', distributed], ['embedded', embedded]] as const) {
-    if (!modes.includes(mode)) continue;
+    if (!results.wants(mode)) continue;
     const r = await fn();
     process.stdout.write(`${line(mode, r)}\n`);
-    result[mode] = { ...r, overheadP50Ms: +(r.gateway['one']!.p50Ms - r.direct['one']!.p50Ms).toFixed(3), at: new Date().toISOString() };
+    results.record(mode, { ...r, overheadP50Ms: +(r.gateway['one']!.p50Ms - r.direct['one']!.p50Ms).toFixed(3) });
   }
-  writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
-  process.stdout.write(`written to ${file}\n`);
+  process.stdout.write(`written to ${results.file}\n`);
 }
 
 main().then(() => process.exit(0), (e) => {

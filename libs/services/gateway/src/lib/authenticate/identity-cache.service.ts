@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Client } from 'pg';
 import { createLogger } from '@tollgate/observability';
+import { ChannelListener } from '@tollgate/persistence';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 
@@ -18,18 +18,22 @@ export const IDENTITY_STALENESS_MS = 1000;
 @Injectable()
 export class IdentityCache implements OnModuleInit, OnApplicationShutdown {
   private readonly entries = new Map<string, { value: unknown; expires: number }>();
-  private listener?: Client;
-  private stopped = false;
+  private readonly listener: ChannelListener;
 
-  constructor(@Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions) {}
-
-  async onModuleInit(): Promise<void> {
-    await this.listen();
+  constructor(@Inject(GATEWAY_OPTIONS) options: GatewayOptions) {
+    this.listener = new ChannelListener({
+      databaseUrl: options.databaseUrl, channel: IDENTITY_CHANGED_CHANNEL, applicationName: 'tollgate-gateway-identity',
+      onNotification: () => this.clear(),
+      onLost: (err) => logger.warn({ err }, 'identity change listener lost; entries expire within the staleness bound meanwhile'),
+    });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    await this.listener?.end().catch(() => undefined);
+  onModuleInit(): Promise<void> {
+    return this.listener.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.listener.stop();
   }
 
   async get<T>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
@@ -47,19 +51,5 @@ export class IdentityCache implements OnModuleInit, OnApplicationShutdown {
 
   clear(): void {
     this.entries.clear();
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl, application_name: 'tollgate-gateway-identity' });
-    client.on('notification', () => this.clear());
-    client.on('error', (err) => {
-      logger.warn({ err }, 'identity change listener lost; entries expire within the staleness bound meanwhile');
-      this.listener = undefined;
-      void client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 500);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${IDENTITY_CHANGED_CHANNEL}`);
-    this.listener = client;
   }
 }

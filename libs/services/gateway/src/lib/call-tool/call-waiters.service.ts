@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Client } from 'pg';
 import { createLogger } from '@tollgate/observability';
+import { ChannelListener } from '@tollgate/persistence';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 
@@ -16,18 +16,22 @@ export const CALL_CHANGED_CHANNEL = 'tollgate_call_changed';
 @Injectable()
 export class CallWaiters implements OnModuleInit, OnApplicationShutdown {
   private readonly waiting = new Map<string, Set<() => void>>();
-  private listener?: Client;
-  private stopped = false;
+  private readonly listener: ChannelListener;
 
-  constructor(@Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions) {}
-
-  async onModuleInit(): Promise<void> {
-    await this.listen();
+  constructor(@Inject(GATEWAY_OPTIONS) options: GatewayOptions) {
+    this.listener = new ChannelListener({
+      databaseUrl: options.databaseUrl, channel: CALL_CHANGED_CHANNEL, applicationName: 'tollgate-gateway-waiters',
+      onNotification: (intentId) => intentId && this.notify(intentId),
+      onLost: (err) => logger.warn({ err }, 'call outcome listener lost; reconnecting (waiters re-read meanwhile)'),
+    });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    await this.listener?.end().catch(() => undefined);
+  onModuleInit(): Promise<void> {
+    return this.listener.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.listener.stop();
   }
 
   notify(intentId: string): void {
@@ -48,21 +52,5 @@ export class CallWaiters implements OnModuleInit, OnApplicationShutdown {
       const timer = setTimeout(done, ms);
       set.add(done);
     });
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl, application_name: 'tollgate-gateway-waiters' });
-    client.on('notification', (n) => {
-      if (n.channel === CALL_CHANGED_CHANNEL && n.payload) this.notify(n.payload);
-    });
-    client.on('error', (err) => {
-      logger.warn({ err }, 'call outcome listener lost; reconnecting (waiters poll meanwhile)');
-      this.listener = undefined;
-      void client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 500);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CALL_CHANGED_CHANNEL}`);
-    this.listener = client;
   }
 }
