@@ -1,6 +1,7 @@
 /**
  * Issue 11 point 6 (distributed): during paid writing calls, every service is killed with SIGKILL once (gateway,
- * execution, payment, settlement, ledger — each restarted after a moment) and the Kafka broker is restarted. Every
+ * execution, payment, settlement, ledger — each restarted after a moment), the Kafka broker is restarted, and the
+ * PostgreSQL server is restarted (where it is this machine's cluster, as in CI). Every
  * key retried: at most one creation per key at the provider, each final answer agrees with the provider (a success
  * exactly when the ticket exists), every hold captured or released once, each service's books balanced, and the
  * ledger has every call.
@@ -22,6 +23,23 @@ const PRICE = 100n;
 const DEPOSIT = 1_000_000n;
 const UNKNOWN_OUTCOME = new Set(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_ATTEMPT_STALLED']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The PostgreSQL server can be restarted when it is this machine's Debian cluster on the test port (as in CI);
+ * elsewhere that step is skipped and said so.
+ */
+function restartPostgres(): boolean {
+  try {
+    const clusters = execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' });
+    const line = clusters.split('\n').find((l) => /\s5432\s+online\s/.test(l));
+    if (!line || !/127\.0\.0\.1:5432|localhost:5432/.test(process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres')) return false;
+    const [version, cluster] = line.trim().split(/\s+/);
+    execFileSync('pg_ctlcluster', [version!, cluster!, 'restart', '-m', 'fast'], { stdio: 'ignore', timeout: 120_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The broker can be restarted only when this checkout's infra/kafka runs it (not an external KAFKA_BROKERS cluster). */
 function kafka(command: 'status' | 'stop' | 'start'): boolean {
@@ -51,6 +69,7 @@ describe('distributed mode survives a kill -9 of each service and a broker resta
     gw = system.url('gateway');
     providers = `${system.url('sample-providers')}/providers`;
     pg = new PgClient({ connectionString: system.db.url });
+    pg.on('error', () => undefined); // the drill restarts the server; a new client is opened after it
     await pg.connect();
     expect((await postJson(`${gw}/admin/mcp-urls`, { slug: 'crash', discoveryMode: 'search' }, token)).status).toBe(201);
     expect((await postJson(`${system.url('discovery')}/admin/providers`, { providerId: 'review-tickets', endpoint: `${providers}/review-tickets/mcp` }, token)).json['ok']).toBe(true);
@@ -110,6 +129,9 @@ describe('distributed mode survives a kill -9 of each service and a broker resta
         expect(kafka('start')).toBe(true);
         done.push('kafka');
       }
+      await sleep(1500);
+      if (restartPostgres()) done.push('postgres');
+      await sleep(1500);
     })().finally(() => (chaosDone = true));
     let next = 0;
     await Promise.all(Array.from({ length: 4 }, async () => {
@@ -123,6 +145,14 @@ describe('distributed mode survives a kill -9 of each service and a broker resta
     expect(done.slice(0, VICTIMS.length)).toEqual([...VICTIMS]);
 
     await postJson(`${providers}/review-tickets/faults`, { delayMs: 0 }, '');
+    if (done.includes('postgres')) {
+      await pg.end().catch(() => undefined);
+      pg = await waitFor('PostgreSQL back', async () => {
+        const c = new PgClient({ connectionString: system.db.url });
+        c.on('error', () => undefined);
+        return c.connect().then(() => c, () => undefined);
+      }, 60_000, 500);
+    }
     const finals = new Map<number, CallToolResult>();
     for (let i = 0; i < next; i++) {
       finals.set(i, await waitFor(`a final answer for key ${i}`, async () => {
