@@ -51,7 +51,7 @@ function kafka(command: 'status' | 'stop' | 'start'): boolean {
   }
 }
 
-describe('distributed mode survives a kill -9 of each service and a broker restart mid-load (issue 11)', () => {
+describe('distributed mode survives a kill -9 of each service, a broker restart and a PostgreSQL restart mid-load (issue 11)', () => {
   let system: DistributedSystem;
   let pg: PgClient;
   let gw: string;
