@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { parsePolicy, type Policy, toolDecision } from '@tollgate/policy';
 import { type PolicyEvaluator, WorkerEvaluator } from '@tollgate/policy-tools';
+import { IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 
@@ -39,20 +40,24 @@ export class AccessPolicyService implements OnModuleDestroy {
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
+    private readonly cache: IdentityCache,
   ) {}
 
   async onModuleDestroy(): Promise<void> {
     await this.evaluator.close();
   }
 
-  /** The policies in force for this owner and URL (latest version of each). */
+  /**
+   * The policies in force for this owner and URL (latest version of each) — a per-call pre-check, answered from memory
+   * within the identity cache's staleness bound; a new version clears every replica's copy at once (NOTIFY).
+   */
   async inForce(ownerId: string, mcpUrlId: string): Promise<PolicyInForce[]> {
-    const rows: { subject_kind: PolicySubject; version: number; text: string }[] = await this.dataSource.query(
+    const rows = (await this.cache.get(`policies:${ownerId}:${mcpUrlId}`, async () => (await this.dataSource.query(
       `SELECT DISTINCT ON (subject_kind) subject_kind, version, text FROM gateway.access_policy
         WHERE (subject_kind = 'owner' AND subject_id = $1) OR (subject_kind = 'url' AND subject_id = $2)
         ORDER BY subject_kind, version DESC`,
       [ownerId, mcpUrlId],
-    );
+    )) as { subject_kind: PolicySubject; version: number; text: string }[]))!;
     return rows.map((r) => ({ subject: r.subject_kind, version: r.version, text: r.text, policy: this.parse(`${r.subject_kind}:${ownerId}:${mcpUrlId}:${r.version}`, r.text) }));
   }
 
@@ -94,6 +99,7 @@ export class AccessPolicyService implements OnModuleDestroy {
        RETURNING version`,
       [subject, subjectId, text],
     );
+    await this.cache.changed(this.dataSource);
     return { version: row!.version, warnings: parsePolicy(text).warnings };
   }
 

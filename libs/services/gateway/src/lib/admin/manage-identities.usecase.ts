@@ -3,7 +3,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { returnedRows } from '@tollgate/persistence';
-import { IDENTITY_CHANGED_CHANNEL, IdentityCache } from '../authenticate/identity-cache.service';
+import { IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY } from '../gateway.constants';
 import { type McpUrlProfileDto } from './admin.dto';
 
@@ -102,8 +102,7 @@ export class ManageIdentitiesUseCase {
   }
 
   /** Every gateway replica drops its cached URLs and credentials (this one at once, the others on the NOTIFY). */
-  private async identityChanged(): Promise<void> {
-    this.identityCache.clear();
-    await this.dataSource.query('SELECT pg_notify($1, $2)', [IDENTITY_CHANGED_CHANNEL, '']);
+  private identityChanged(): Promise<void> {
+    return this.identityCache.changed(this.dataSource);
   }
 }

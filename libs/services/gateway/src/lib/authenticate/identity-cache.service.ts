@@ -11,7 +11,8 @@ export const IDENTITY_CHANGED_CHANNEL = 'tollgate_identity_changed';
 export const IDENTITY_STALENESS_MS = 1000;
 
 /**
- * The gateway's per-call pre-checks (the MCP URL by slug, the credential by its hash) answered from memory (issue 11):
+ * The gateway's per-call pre-checks (the MCP URL by slug, the credential by its hash, the access policies in force)
+ * answered from memory (issue 11):
  * an entry lives at most IDENTITY_STALENESS_MS, and an admin change clears every replica's cache at once through
  * NOTIFY. Only successful look-ups are kept. The post-I/O re-check (R7) still reads the database.
  */
@@ -51,5 +52,11 @@ export class IdentityCache implements OnModuleInit, OnApplicationShutdown {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  /** After an admin change: this replica drops its copies at once, the others on the NOTIFY. */
+  async changed(db: { query(sql: string, parameters?: unknown[]): Promise<unknown> }): Promise<void> {
+    this.clear();
+    await db.query('SELECT pg_notify($1, $2)', [IDENTITY_CHANGED_CHANNEL, '']);
   }
 }

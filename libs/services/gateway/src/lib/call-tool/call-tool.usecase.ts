@@ -6,6 +6,7 @@ import { agentErrorResult, type AgentErrorCode, CallRequested, digestOf, isAgent
 import { type OutboxWriter } from '@tollgate/messaging';
 import { returnedRows } from '@tollgate/persistence';
 import { createLogger, withLogContext } from '@tollgate/observability';
+import { CatalogIndex } from '../catalog/catalog-index.service';
 import { AccessPolicyService, type PolicyInForce } from '../access-policy/access-policy.service';
 import { type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { type CatalogTool, displayAmount, inScope, noProviderFits, type UrlProfile } from '../catalog/catalog-access';
@@ -76,6 +77,7 @@ export class CallToolUseCase {
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
     private readonly waiters: CallWaiters,
     private readonly accessPolicy: AccessPolicyService,
+    private readonly catalog: CatalogIndex,
   ) {}
 
   async execute(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = []): Promise<ToolCallResult> {
@@ -86,8 +88,10 @@ export class CallToolUseCase {
         message: `_meta["${IDEMPOTENCY_META_KEY}"] must be 1 to 255 printable ASCII characters without spaces. Send a valid key, the same one for every retry of this operation.`,
       });
     }
-    const [row]: { doc: CatalogTool }[] = await this.dataSource.query('SELECT doc FROM gateway.catalog_tool WHERE name = $1', [name]);
-    const doc = row?.doc;
+    // The catalog read model in memory (reloaded on every catalog change, here and on the other replicas via NOTIFY);
+    // the table only when this instance has not loaded the tool yet.
+    const doc = this.catalog.get(name)
+      ?? ((await this.dataSource.query('SELECT doc FROM gateway.catalog_tool WHERE name = $1', [name])) as { doc: CatalogTool }[])[0]?.doc;
     if (!doc || !inScope(doc, profile)) {
       return agentErrorResult({ code: 'TOOL_NOT_IN_TOOLSET', retryable: false, message: `No tool named "${name}" is available through this URL. Use search_tools to find one.` });
     }
