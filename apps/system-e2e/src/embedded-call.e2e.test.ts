@@ -98,6 +98,15 @@ describe('embedded mode (npm start): one call end to end', () => {
       expect(mcp.text + text).not.toContain('SECRET-BYTES');
     });
 
+    it('params that do not fit the protocol: JSON-RPC -32602 naming the field, not the validator\'s text', async () => {
+      const { status, text } = await rpc('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":5}}');
+      expect(status).toBe(200);
+      const body = JSON.parse(text) as { id: number; error: { code: number; message: string; data: { problems: { field: string }[] } } };
+      expect(body).toMatchObject({ id: 9, error: { code: -32602, message: 'Invalid params' } });
+      expect(body.error.data.problems[0]!.field).toBe('params.name');
+      expect(text).not.toMatch(/invalid_type|ZodError|"expected"/);
+    });
+
     it.each([
       ['a NUL character', '{"text":"a\\u0000b"}', 'arguments.arguments.text'],
       ['a lone surrogate', '{"text":"\\ud800"}', 'arguments.arguments.text'],

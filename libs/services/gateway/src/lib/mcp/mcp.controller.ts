@@ -9,6 +9,7 @@ import { POLICY_TOOL_NAMES, POLICY_TOOLS } from '@tollgate/policy-tools';
 import { AccessPolicyService, type PolicyInForce } from '../access-policy/access-policy.service';
 import { PolicyToolsHost } from '../access-policy/policy-tools.host';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
+import { invalidParams } from './invalid-params';
 import { unsafeInput } from './safe-input';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { CallToolUseCase } from '../call-tool/call-tool.usecase';
@@ -65,6 +66,11 @@ export class McpController {
       const retry = 'retryAfterMs' in auth ? auth.retryAfterMs : undefined;
       if (retry !== undefined) res.setHeader('Retry-After', String(Math.ceil(retry / 1000)));
       res.status(f.status).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: f.message, data: { code: auth.code, ...(retry !== undefined ? { retryAfterMs: retry } : {}) } } });
+      return;
+    }
+    const invalid = invalidParams(req.body);
+    if (invalid) {
+      res.status(200).json({ jsonrpc: '2.0', id: invalid.id, error: { code: -32602, message: 'Invalid params', data: { problems: invalid.problems } } });
       return;
     }
     const policies = await this.accessPolicy.inForce(auth.identity.ownerId, auth.identity.mcpUrlId);
