@@ -3,6 +3,8 @@ import { decodeEnvelope, type DecodedEvent, type EventDefinition } from '@tollga
 /** Recently decoded messages of this process, by topic and exact value (most recent last). */
 const recent = new Map<string, DecodedEvent<object>>();
 const CAPACITY = 4096;
+/** Larger messages (a provider result may be 2.5 MB) are decoded each time: the cache stays under ~256 MiB. */
+const LARGEST_CACHED = 64 * 1024;
 
 /**
  * Decodes and validates a message once per process (issue 11): in the embedded mode every service's consumer receives
@@ -11,6 +13,7 @@ const CAPACITY = 4096;
  * (handlers only read them). Contract violations are not cached: they throw every time.
  */
 export function decodeOnce<P extends object>(def: EventDefinition<P>, value: string): DecodedEvent<P> {
+  if (value.length > LARGEST_CACHED) return decodeEnvelope(def, value);
   const key = `${def.topic}\u0000${value}`;
   const hit = recent.get(key);
   if (hit) {
