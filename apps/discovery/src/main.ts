@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { kafkaBrokerList, loadConfig } from '@tollgate/config';
 import { startNestApp } from '@tollgate/http';
 import { EventTransportModule, KafkaTransport } from '@tollgate/messaging';
+import { parseUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { createLogger, HealthModule } from '@tollgate/observability';
 import { DiscoveryAppConfig, DiscoveryModule } from '@tollgate/discovery-service';
 
@@ -16,12 +17,13 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(transport),
       HealthModule,
-      DiscoveryModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, adminToken: config.DISCOVERY_ADMIN_TOKEN, syncIntervalMs: config.DISCOVERY_SYNC_INTERVAL_MS }),
+      DiscoveryModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, adminToken: config.DISCOVERY_ADMIN_TOKEN, syncIntervalMs: config.DISCOVERY_SYNC_INTERVAL_MS,
+        upstreamCredentials: parseUpstreamCredentials(config.UPSTREAM_CREDENTIALS) }),
     ],
   })
   class DiscoveryAppModule {}
 
-  await startNestApp({ service: 'discovery', module: DiscoveryAppModule, host: config.HOST, port: config.PORT,
+  await startNestApp({ service: 'discovery', module: DiscoveryAppModule, host: config.HOST, port: config.PORT, requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS,
     openApi: { title: 'Tollgate discovery admin API', description: 'Providers, catalog tools, contract versions and their approval.' } });
 }
 

@@ -1,5 +1,6 @@
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { EnvVar } from '@tollgate/config';
+import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 
 /** `npm start`: the whole system in one process. Every variable is optional. */
 export class EmbeddedConfig {
@@ -38,6 +39,18 @@ export class EmbeddedConfig {
   @EnvVar({ description: 'Proxies trusted to state the client address in X-Forwarded-For (comma-separated addresses, CIDRs, or loopback / linklocal / uniquelocal); empty: none.', example: '' })
   @Matches(/^[0-9A-Za-z.:/,\s]*$/)
   GATEWAY_TRUSTED_PROXIES = '';
+
+  @EnvVar({ description: 'A connection must deliver a complete request head within this many ms, or it is closed (idle and slow clients).' })
+  @IsInt() @Min(500) @Max(120_000)
+  HTTP_REQUEST_HEAD_TIMEOUT_MS = 10_000;
+
+  @EnvVar({ description: 'Loopback port of the sample providers (behind a token only this process knows); 0: any free port.' })
+  @IsInt() @Min(0) @Max(65535)
+  SAMPLE_PROVIDERS_PORT = 0;
+
+  @EnvVar({ description: UPSTREAM_CREDENTIALS_DESCRIPTION, secret: true, example: '' })
+  @Matches(UPSTREAM_CREDENTIALS_PATTERN, { message: 'must be origin=token[,origin=token...] with tokens of at least 16 characters' })
+  UPSTREAM_CREDENTIALS = '';
 
   @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
   @IsString()

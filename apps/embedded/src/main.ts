@@ -3,7 +3,8 @@
  * process on an embedded PostgreSQL engine, whose event log (PostgresLogTransport)
  * replaces Kafka, plus the sample providers and a demo agent. The services are
  * the very same modules the distributed apps run; only the transport and
- * database differ. Nothing lives only in memory: `kill -9` at any moment loses
+ * database differ. The sample providers listen on a second, loopback-only port
+ * behind a token. Nothing lives only in memory: `kill -9` at any moment loses
  * no event, and a restart on the same data dir carries on.
  */
 import 'reflect-metadata';
@@ -18,6 +19,7 @@ import { DeviceSignInUseCase, GatewayModule, ManageIdentitiesUseCase } from '@to
 import { startNestApp } from '@tollgate/http';
 import { LedgerModule } from '@tollgate/ledger-service';
 import { EventTransportModule, PostgresLogTransport } from '@tollgate/messaging';
+import { parseUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { createLogger, HealthModule } from '@tollgate/observability';
 import { DEFAULT_VELOCITY, DEFAULT_X402, PaymentModule, x402FacilitatorOf } from '@tollgate/payment-service';
 import { ensureDatabase } from '@tollgate/persistence';
@@ -51,6 +53,12 @@ async function main(): Promise<void> {
     : await startEmbeddedPostgresLogged(dataDir, config.EMBEDDED_PG_PORT);
   await ensureDatabase(pg.url);
 
+  // The sample providers serve on their own loopback port behind a token only this process knows (issue 12 point 4).
+  const providersToken = randomBytes(24).toString('base64url');
+  const providers = await startNestApp({ service: 'sample-providers', host: '127.0.0.1', port: config.SAMPLE_PROVIDERS_PORT,
+    module: SampleProvidersModule.register({ adminToken: providersToken, maxSessions: 64, sessionIdleMs: 300_000 }) });
+  const upstreamCredentials = new Map([...parseUpstreamCredentials(config.UPSTREAM_CREDENTIALS), [new URL(providers.url).origin, providersToken]]);
+
   const base = { databaseUrl: pg.url, outboxPollIntervalMs: 1000 };
   @Module({
     imports: [
@@ -58,17 +66,17 @@ async function main(): Promise<void> {
       HealthModule,
       GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
         policyRoot: path.join(dataDir, 'policies') }),
-      DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000 }),
-      ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken }),
+      DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000, upstreamCredentials }),
+      ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken, upstreamCredentials }),
       PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: x402FacilitatorOf(config.PAYMENT_X402_FACILITATOR, 10_000) }),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
       LedgerModule.register({ ...base, adminToken }),
-      SampleProvidersModule,
     ],
   })
   class EmbeddedAppModule {}
 
-  const { app, url } = await startNestApp({ service: 'embedded', module: EmbeddedAppModule, host: config.HOST, port: config.PORT, shutdownHooks: false, trustedProxies: config.GATEWAY_TRUSTED_PROXIES });
+  const { app, url } = await startNestApp({ service: 'embedded', module: EmbeddedAppModule, host: config.HOST, port: config.PORT, shutdownHooks: false, trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
+    requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS });
 
   let stopping = false;
   // In order: stop taking requests, finish in-flight events and stop the consumers (their positions saved), flush the
@@ -82,6 +90,7 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     try {
       await app.close();
+      await providers.app.close();
     } catch (err) {
       logger.error({ err }, 'shutdown of the services failed');
     }
@@ -93,7 +102,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   // The sample provider is (re)registered at every start, so the catalog always reflects it.
-  await app.get(RegisterProviderUseCase).execute({ providerId: 'text-tools', endpoint: `${url}${TEXT_TOOLS_PATH}`, defaults: { category: 'text' } });
+  await app.get(RegisterProviderUseCase).execute({ providerId: 'text-tools', endpoint: `${providers.url}${TEXT_TOOLS_PATH}`, defaults: { category: 'text' } });
 
   const demo = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), app.get(DeviceSignInUseCase), url, adminToken));
   writeFileSync(demoPath, JSON.stringify({ ...demo, mcpUrl: `${url}/mcp/demo`, ledgerUrl: `${url}/calls` }, null, 2) + '\n');

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { kafkaBrokerList, loadConfig } from '@tollgate/config';
 import { startNestApp } from '@tollgate/http';
 import { EventTransportModule, KafkaTransport } from '@tollgate/messaging';
+import { parseUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { createLogger, HealthModule } from '@tollgate/observability';
 import { ExecutionAppConfig, ExecutionModule } from '@tollgate/execution-service';
 
@@ -18,13 +19,14 @@ async function main(): Promise<void> {
       HealthModule,
       ExecutionModule.register({
         databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS,
+        upstreamCredentials: parseUpstreamCredentials(config.UPSTREAM_CREDENTIALS),
         ...(config.EXECUTION_ADMIN_TOKEN ? { adminToken: config.EXECUTION_ADMIN_TOKEN } : {}),
       }),
     ],
   })
   class ExecutionAppModule {}
 
-  await startNestApp({ service: 'execution', module: ExecutionAppModule, host: config.HOST, port: config.PORT });
+  await startNestApp({ service: 'execution', module: ExecutionAppModule, host: config.HOST, port: config.PORT, requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS });
 }
 
 main().catch((error) => {

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   })
   class GatewayAppModule {}
 
-  await startNestApp({ service: 'gateway', module: GatewayAppModule, host: config.HOST, port: config.PORT, trustedProxies: config.GATEWAY_TRUSTED_PROXIES });
+  await startNestApp({ service: 'gateway', module: GatewayAppModule, host: config.HOST, port: config.PORT, requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS, trustedProxies: config.GATEWAY_TRUSTED_PROXIES });
 }
 
 main().catch((error) => {

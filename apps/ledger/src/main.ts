@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   })
   class LedgerAppModule {}
 
-  await startNestApp({ service: 'ledger', module: LedgerAppModule, host: config.HOST, port: config.PORT, openApi: { title: 'Tollgate ledger', description: 'Finance API (finance tokens) and its admin API.' } });
+  await startNestApp({ service: 'ledger', module: LedgerAppModule, host: config.HOST, port: config.PORT, requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS, openApi: { title: 'Tollgate ledger', description: 'Finance API (finance tokens) and its admin API.' } });
 }
 
 main().catch((error) => {

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   })
   class PaymentAppModule {}
 
-  await startNestApp({ service: 'payment', module: PaymentAppModule, host: config.HOST, port: config.PORT });
+  await startNestApp({ service: 'payment', module: PaymentAppModule, host: config.HOST, port: config.PORT, requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS });
 }
 
 main().catch((error) => {

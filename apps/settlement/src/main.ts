@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   })
   class SettlementAppModule {}
 
-  await startNestApp({ service: 'settlement', module: SettlementAppModule, host: config.HOST, port: config.PORT });
+  await startNestApp({ service: 'settlement', module: SettlementAppModule, host: config.HOST, port: config.PORT, requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS });
 }
 
 main().catch((error) => {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startProcess, startTsProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 
 jest.setTimeout(180_000);
@@ -23,6 +24,7 @@ describe('tollgate-mcp: local stdio bridge and device sign-in (G2)', () => {
   let dataDir: string;
   let configRoot: string;
   let base: string;
+  let pgPort: number;
   let demo: { ownerKey: string; adminToken: string };
   const clients: Client[] = [];
 
@@ -47,7 +49,8 @@ describe('tollgate-mcp: local stdio bridge and device sign-in (G2)', () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-bridge-'));
     chmodSync(dataDir, 0o755);
     configRoot = mkdtempSync(path.join(os.tmpdir(), 'tollgate-bridge-config-'));
-    const [port, pgPort] = [await freePort(), await freePort()];
+    const port = await freePort();
+    pgPort = await freePort();
     system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], {
       PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', GATEWAY_SIGNIN_TTL_MS: String(SIGN_IN_TTL_MS),
     });
@@ -147,5 +150,47 @@ describe('tollgate-mcp: local stdio bridge and device sign-in (G2)', () => {
     mkdirSync(path.join(locked, 'signin.lock'), { recursive: true });
     const d = await bridge(locked);
     await expect(d.callTool({ name: 'assay_sign_in', arguments: {} })).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/lock/) });
+  });
+
+  describe('device sign-ins are hardened (issue 12 point 5)', () => {
+    const start = () => fetch(`${base}/signin/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ deviceName: 'probe', slug: 'demo' }) });
+
+    it('never stores the credential it hands over: the poll mints it, once', async () => {
+      const started = (await (await start()).json()) as { requestId: string; pollToken: string; approvalUrl: string };
+      expect((await approve(started.approvalUrl, demo.ownerKey)).status).toBe(200);
+      const pg = new PgClient({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate` });
+      await pg.connect();
+      try {
+        const row = async () => (await pg.query('SELECT row_to_json(d)::text AS json, agent_id FROM gateway.device_sign_in d WHERE request_id = $1', [started.requestId])).rows[0] as { json: string; agent_id: string };
+        const credentialsOf = async (agentId: string) => Number((await pg.query('SELECT count(*) AS n FROM gateway.credential WHERE agent_id = $1', [agentId])).rows[0].n);
+        const approved = await row();
+        expect(approved.json).not.toMatch(/tg_/);
+        expect(await credentialsOf(approved.agent_id)).toBe(0); // approved, not collected: no credential exists yet
+        const poll = () => fetch(`${base}/signin/device/${started.requestId}/poll`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pollToken: started.pollToken }) });
+        const collected = (await (await poll()).json()) as { status: string; credential: string };
+        expect(collected.status).toBe('approved');
+        expect(collected.credential).toMatch(/^tg_/);
+        expect((await row()).json).not.toContain(collected.credential);
+        expect(await credentialsOf(approved.agent_id)).toBe(1);
+        expect(((await (await poll()).json()) as { status: string }).status).toBe('collected'); // handed over once
+        const dump = (await pg.query('SELECT string_agg(row_to_json(c)::text, \' \') AS all FROM gateway.credential c')).rows[0].all as string;
+        expect(dump).not.toContain(collected.credential); // stored hashed only
+      } finally {
+        await pg.end();
+      }
+    });
+
+    it('limits sign-ins per address, with the shared error shape and Retry-After', async () => {
+      let limited: Response | undefined;
+      // 21 starts span at most two UTC minutes, so one minute sees more than 10.
+      for (let i = 0; i < 21 && !limited; i++) {
+        const r = await start();
+        if (r.status === 429) limited = r;
+        else expect(r.status).toBe(201);
+      }
+      expect(limited).toBeDefined();
+      expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await limited!.json()).toMatchObject({ code: 'RATE_LIMITED', retryable: true, message: expect.any(String) });
+    });
   });
 });

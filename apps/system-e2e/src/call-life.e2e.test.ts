@@ -32,8 +32,8 @@ describe('the call life (issue 4)', () => {
 
   const call = (name: string, args: Record<string, unknown>, key?: string, c = agent) => callThrough(c, name, args, key);
   const tickets = async (key: string) =>
-    ((await (await fetch(`${providers}/review-tickets/tickets`)).json()) as { tickets: { operationKey: string; title: string }[] }).tickets.filter((t) => t.operationKey === key);
-  const faults = (body: Record<string, unknown>) => postJson(`${providers}/review-tickets/faults`, body, '');
+    ((await (await fetch(`${providers}/review-tickets/tickets`, { headers: { authorization: `Bearer ${system.providersToken}` } })).json()) as { tickets: { operationKey: string; title: string }[] }).tickets.filter((t) => t.operationKey === key);
+  const faults = (body: Record<string, unknown>) => postJson(`${providers}/review-tickets/faults`, body, system.providersToken);
   const intentOfKey = async (key: string) => (await pg.query('SELECT intent_id FROM gateway.call WHERE operation_key = $1', [key])).rows[0]?.intent_id as string | undefined;
   const attempts = async (intentId: string) => (await pg.query('SELECT attempt, status, provider_id FROM execution.dispatch_attempt WHERE intent_id = $1 ORDER BY attempt', [intentId])).rows;
   /** Retries with the same key until the call has its final answer (the agent's side of reconciliation). */
@@ -142,7 +142,7 @@ describe('the call life (issue 4)', () => {
         return id && (await attempts(id)).length === 1 ? id : undefined;
       }, 20_000, 50);
       // Killed once the request has reached the provider: the write will happen, and nobody will hear the answer.
-      await waitFor('the request at the provider', async () => ((await (await fetch(`${providers}/review-tickets/tickets`)).json()) as { inFlight: number }).inFlight > 0, 20_000, 20);
+      await waitFor('the request at the provider', async () => ((await (await fetch(`${providers}/review-tickets/tickets`, { headers: { authorization: `Bearer ${system.providersToken}` } })).json()) as { inFlight: number }).inFlight > 0, 20_000, 20);
       const execution = system.processes.find((p) => p.name === 'execution')!;
       await execution.stop('SIGKILL');
       await pending;
@@ -164,7 +164,7 @@ describe('the call life (issue 4)', () => {
 
   describe('bindings and fallback (G10, C7)', () => {
     it('falls back to the second binding when the first provider is unavailable', async () => {
-      await postJson(`${providers}/flaky/faults`, { 'flaky-a': 1 }, '');
+      await postJson(`${providers}/flaky/faults`, { 'flaky-a': 1 }, system.providersToken);
       const r = await call('flaky_lookup', { code: 'A1' });
       expect(r.content).toEqual([{ type: 'text', text: 'flaky-b found A1' }]);
       expect(receiptOf(r)).toMatchObject({ providerId: 'flaky-b', attempts: 2, fellBack: true });
@@ -175,10 +175,11 @@ describe('the call life (issue 4)', () => {
     });
 
     it('answers TOOL_ALL_BINDINGS_FAILED when every provider fails, and charges nothing', async () => {
-      await postJson(`${providers}/flaky/faults`, { 'flaky-a': 1, 'flaky-b': 1 }, '');
+      await postJson(`${providers}/flaky/faults`, { 'flaky-a': 1, 'flaky-b': 1 }, system.providersToken);
       const r = await call('flaky_lookup', { code: 'B1' });
       expect(errorOf(r)).toMatchObject({ code: 'TOOL_ALL_BINDINGS_FAILED', retryable: false, intentId: expect.any(String) });
-      const t = await timelineWhen(ledger, errorOf(r)!.intentId!, (x) => x.status === 'refunded', adminToken);
+      // The refund and the dispatch facts travel on different topics: wait until the timeline holds both.
+      const t = await timelineWhen(ledger, errorOf(r)!.intentId!, (x) => x.status === 'refunded' && count(x, 'CallDispatched') >= 2, adminToken);
       expect(count(t, 'CallDispatched')).toBe(2);
     });
   });

@@ -90,6 +90,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       GATEWAY_POLICY_ROOT: policyRoot,
       // The tests stand behind a "proxy" on loopback, so each can speak from its own client address (X-Forwarded-For).
       GATEWAY_TRUSTED_PROXIES: 'loopback',
+      SAMPLE_PROVIDERS_TOKEN: adminToken, UPSTREAM_CREDENTIALS: `http://127.0.0.1:${ports['sample-providers']}=${adminToken}`,
     });
     for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s === 'gateway-b' ? 'gateway' : s}/src/main.ts`, [], env(s)));
     await Promise.all(
@@ -205,7 +206,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       const v1 = (await call(c, 'get_tool', { name: 'lookup_order' })).structuredContent as { version: number; inputSchema: { properties: object } };
       expect(v1.version).toBe(1);
       // The provider deploys a new contract and says so with notifications/tools/list_changed; discovery re-syncs by itself.
-      await postJson(`${providers}/mutable-tools/variant`, { variant: 2 }, '');
+      await postJson(`${providers}/mutable-tools/variant`, { variant: 2 }, adminToken);
       const pending = await waitFor('pending version 2', async () => {
         const t = await fetch(`${disco}/admin/tools/lookup_order`, { headers: { authorization: `Bearer ${adminToken}` } }).then((x) => x.json() as Promise<{ versions: { version: number; state: string; note: string }[] }>);
         return t.versions.find((v) => v.version === 2 && v.state === 'pending');
@@ -228,7 +229,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       const pinned = await call(c, 'call_tool', { name: 'lookup_order', arguments: { orderId: 'o-1' } }, { 'assay/contractVersion': 1 });
       expect(errorOf(pinned)).toMatchObject({ code: 'CONTRACT_VERSION_RETIRED', details: { requestedVersion: 1, currentVersion: 2 } });
       // The provider rolls back to the old contract: the new optional input is supported by no provider now.
-      await postJson(`${providers}/mutable-tools/variant`, { variant: 1 }, '');
+      await postJson(`${providers}/mutable-tools/variant`, { variant: 1 }, adminToken);
       const unsupported = await waitFor('UNSUPPORTED_INPUT_FIELD', async () => {
         const r = await call(c, 'call_tool', { name: 'lookup_order', arguments: { orderId: 'o-1', includeHistory: true } });
         return errorOf(r)?.code === 'UNSUPPORTED_INPUT_FIELD' ? r : undefined;

@@ -87,7 +87,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
       const r = (await probe.callTool({ name: 'get_tool', arguments: { name: 'create_review_ticket' } })) as CallToolResult;
       return (r.structuredContent as { price: { amountMinor?: string } | null }).price?.amountMinor === PRICE.toString();
     }, 60_000, 300);
-    await postJson(`${providers}/review-tickets/faults`, { delayMs: 150 }, '');
+    await postJson(`${providers}/review-tickets/faults`, { delayMs: 150 }, system.providersToken);
   });
 
   afterAll(async () => {
@@ -144,7 +144,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     process.stdout.write(`distributed crash: ${done.join(', ')} during ${next} calls\n`);
     expect(done.slice(0, VICTIMS.length)).toEqual([...VICTIMS]);
 
-    await postJson(`${providers}/review-tickets/faults`, { delayMs: 0 }, '');
+    await postJson(`${providers}/review-tickets/faults`, { delayMs: 0 }, system.providersToken);
     if (done.includes('postgres')) {
       await pg.end().catch(() => undefined);
       pg = await waitFor('PostgreSQL back', async () => {
@@ -162,7 +162,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
       }, 120_000, 1000));
     }
 
-    const t = (await (await fetch(`${providers}/review-tickets/tickets`)).json()) as { tickets: { operationKey: string }[]; received: Record<string, number> };
+    const t = (await (await fetch(`${providers}/review-tickets/tickets`, { headers: { authorization: `Bearer ${system.providersToken}` } })).json()) as { tickets: { operationKey: string }[]; received: Record<string, number> };
     for (let i = 0; i < next; i++) {
       const key = `dcrash-${i}`;
       expect({ key, received: (t.received[key] ?? 0) <= 1 }).toEqual({ key, received: true });

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,7 +26,7 @@ describe('embedded mode (npm start): one call end to end', () => {
     chmodSync(dataDir, 0o755); // the embedded engine runs PostgreSQL as its own user
     const [port, pgPort, everythingPort] = [await freePort(), await freePort(), await freePort()];
     everything = startEverythingServer(everythingPort);
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
+    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, SETTLEMENT_VERIFICATION_WINDOW_MS: '200', HTTP_REQUEST_HEAD_TIMEOUT_MS: '1500' });
     await system.waitForOutput(/Tollgate is running/, 120_000);
     await everything.waitForOutput(/listening on port/i, 30_000);
     demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8'));
@@ -61,6 +62,52 @@ describe('embedded mode (npm start): one call end to end', () => {
   it('serves the demo provider tool with its structured content', async () => {
     const result = await callToolWhenListed(agent, 'word_count', { text: 'one two three' });
     expect(result.structuredContent).toEqual({ words: 3, characters: 13 });
+  });
+
+  it('does not serve the sample providers on the public port (issue 12 point 4): the paid demo tool is reachable only through the gateway', async () => {
+    for (const p of ['/providers/text-tools/mcp', '/providers/review-tickets/faults', '/providers/mutable-tools/mcp']) {
+      const r = await fetch(`${base}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+      expect(r.status).toBe(404);
+    }
+  });
+
+  describe('slow and idle connections, unreadable paths (issue 12 point 5)', () => {
+    /** Opens a raw TCP connection, runs `talk` on it, and resolves with how long it stayed open. */
+    const openFor = (talk: (s: net.Socket) => void) => new Promise<number>((resolve) => {
+      const t0 = Date.now();
+      const s = net.connect(Number(new URL(base).port), '127.0.0.1', () => talk(s));
+      s.on('error', () => undefined);
+      s.on('close', () => resolve(Date.now() - t0));
+    });
+
+    it('closes a connection that never sends a byte', async () => {
+      const ms = await openFor(() => undefined);
+      expect(ms).toBeGreaterThanOrEqual(1400);
+      expect(ms).toBeLessThan(8000);
+    });
+
+    it('closes a connection that trickles its request head', async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const ms = await openFor((s) => {
+        s.write('GET /health/live HTTP/1.1\r\nHost: x\r\n');
+        timer = setInterval(() => s.writable && s.write('X-Slow: 1\r\n'), 200); // never the blank line
+      });
+      clearInterval(timer);
+      expect(ms).toBeLessThan(8000);
+    });
+
+    it('keeps serving a client that sends its request in time', async () => {
+      expect((await fetch(`${base}/health/live`)).status).toBe(200);
+    });
+
+    it('answers NUL, control characters and malformed escapes in a path or query with a 400 problem document', async () => {
+      for (const p of ['/balances/owners/%00', '/calls/abc%00def', '/mcp/de%00mo', '/balances/owners/%ZZ', '/calls/%ED%A0%80', '/balances?asOf=%01']) {
+        const r = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${demo.adminToken}` } });
+        expect({ p, status: r.status, type: r.headers.get('content-type') }).toEqual({ p, status: 400, type: expect.stringMatching(/^application\/problem\+json/) });
+        expect(await r.json()).toEqual({ type: 'about:blank', title: 'Bad Request', status: 400, detail: expect.any(String) });
+      }
+    });
   });
 
   it('refuses a bad credential and an unknown URL with the spec codes', async () => {

@@ -18,6 +18,7 @@ import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent
 jest.setTimeout(400_000);
 
 const CALLS = 40;
+const PROVIDERS_TOKEN = 'crash-drill-providers-token';
 const PRICE = 100n;
 const DEPOSIT = 1_000_000n;
 /** Answers that end a retry loop: the result, or a definitive statement about an unknown outcome. */
@@ -40,6 +41,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
   const startEmbedded = async () => {
     embedded = startTsProcess(`embedded-${signal}`, 'apps/embedded/src/main.ts', [], {
       PORT: String(ports.http), EMBEDDED_PG_PORT: String(ports.pg), DATA_DIR: dataDir, SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+      UPSTREAM_CREDENTIALS: `http://127.0.0.1:${ports.providers}=${PROVIDERS_TOKEN}`,
     }, { ownGroup: true });
     await embedded.waitForOutput(/Tollgate is running/, 150_000);
     admin = (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string }).adminToken;
@@ -50,7 +52,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
     return c;
   };
   const create = (c: Client, i: number) => callThrough(c, 'create_review_ticket', { source_id: `doc-${i}`, title: `Review ${i}` }, `crash-${signal}-${i}`);
-  const tickets = async () => (await (await fetch(`${providersUrl}/review-tickets/tickets`)).json()) as Tickets;
+  const tickets = async () => (await (await fetch(`${providersUrl}/review-tickets/tickets`, { headers: { authorization: `Bearer ${PROVIDERS_TOKEN}` } })).json()) as Tickets;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-crash-'));
@@ -59,9 +61,9 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
     ports.pg = await freePort();
     ports.providers = await freePort();
     base = `http://127.0.0.1:${ports.http}`;
-    providers = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(ports.providers) });
+    providers = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(ports.providers), SAMPLE_PROVIDERS_TOKEN: PROVIDERS_TOKEN });
     providersUrl = `http://127.0.0.1:${ports.providers}/providers`;
-    await waitFor('sample providers up', async () => (await fetch(`${providersUrl}/review-tickets/tickets`).catch(() => undefined))?.status === 200, 120_000, 250);
+    await waitFor('sample providers up', async () => (await fetch(`${providersUrl}/review-tickets/tickets`, { headers: { authorization: `Bearer ${PROVIDERS_TOKEN}` } }).catch(() => undefined))?.status === 200, 120_000, 250);
     await startEmbedded();
 
     const owner = await postJson(`${base}/admin/owners`, { name: 'Crash owner' }, admin);
@@ -81,7 +83,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
       return !errorOf(r) && (r.structuredContent as { price: unknown }).price !== null;
     }, 60_000, 300);
     // Slow creations: the crash lands while calls are dispatched, held, or waiting for the provider.
-    await postJson(`${providersUrl}/review-tickets/faults`, { delayMs: 400 }, '');
+    await postJson(`${providersUrl}/review-tickets/faults`, { delayMs: 400 }, PROVIDERS_TOKEN);
   });
 
   afterAll(async () => {
@@ -100,7 +102,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
     const answeredBefore = (await Promise.all(inFlight)).filter((r): r is CallToolResult => !!r && !!receiptOf(r)).map((r) => receiptOf(r)!.intentId);
 
     await startEmbedded();
-    await postJson(`${providersUrl}/review-tickets/faults`, { delayMs: 0 }, '');
+    await postJson(`${providersUrl}/review-tickets/faults`, { delayMs: 0 }, PROVIDERS_TOKEN);
     const after = await agent();
     // Retry every key with the same operation key until its answer is final: the result, or a definitive refusal. An
     // unknown outcome is an answer too, but a provisional one: the reconciler reads the ticket back by its key and the

@@ -191,13 +191,13 @@ describe('payment and settlement (issue 5)', () => {
 
     it('a failed call (every binding failing) is refunded', async () => {
       const providers = `${system.url('sample-providers')}/providers`;
-      await postJson(`${providers}/flaky/faults`, { 'flaky-a': 5, 'flaky-b': 5 }, '');
+      await postJson(`${providers}/flaky/faults`, { 'flaky-a': 5, 'flaky-b': 5 }, system.providersToken);
       const key = `failed-${Date.now()}`;
       const r = await callThrough(a.client, 'flaky_lookup', { code: 'X1' }, key);
       expect(errorOf(r)).toMatchObject({ code: 'TOOL_ALL_BINDINGS_FAILED' });
       const final = await finalReceipt(a.client, 'flaky_lookup', { code: 'X1' }, key);
       expect(receiptOf(final)).toMatchObject({ status: 'REFUNDED', charged: { amountMinor: '0' } });
-      await postJson(`${providers}/flaky/faults`, { 'flaky-a': 0, 'flaky-b': 0 }, '');
+      await postJson(`${providers}/flaky/faults`, { 'flaky-a': 0, 'flaky-b': 0 }, system.providersToken);
     });
 
     it('an unknown outcome reconciled as not having happened is refunded', async () => {

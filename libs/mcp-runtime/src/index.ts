@@ -1,2 +1,3 @@
 export * from './lib/upstream-client';
 export * from './lib/contract-hash';
+export * from './lib/upstream-credentials';

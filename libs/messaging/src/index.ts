@@ -8,3 +8,4 @@ export * from './lib/inbox/event-consumer';
 export * from './lib/service-messaging';
 export * from './lib/nest/event-transport.module';
 export * from './lib/nest/service-events-host';
+export * from './lib/retention/messaging-retention';

@@ -21,6 +21,7 @@ import { freePort, type RunningProcess, startDistributedSystem, startProcess, st
 import { measure, modeResults, type Stats } from './bench-stats';
 
 const AGENTS = 16;
+const PROVIDERS_TOKEN = 'bench-sample-providers-token';
 const SEQUENTIAL = 300;
 const CONCURRENT_CALLS = 960;
 const PRICE_MINOR = '10';
@@ -71,6 +72,8 @@ interface Target {
   urls: { gateway: string; discovery: string; payment: string };
   admin: string;
   upstream: string;
+  /** The sample providers' token (the direct calls present it, as the platform does). */
+  upstreamToken: string;
   pg: PgClient;
   /** pg_stat_statements is loaded (embedded: always; the distributed test server: only if configured). */
   statements: boolean;
@@ -140,10 +143,11 @@ async function idleRate(t: Target) {
 
 async function startEmbedded(dataDir: string) {
   const [port, pgPort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
-  const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn' });
+  const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn', SAMPLE_PROVIDERS_TOKEN: PROVIDERS_TOKEN });
   const profile = process.env['BENCH_CPU_PROFILE'];
   const env = {
     PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+    UPSTREAM_CREDENTIALS: `http://127.0.0.1:${upstreamPort}=${PROVIDERS_TOKEN}`,
   };
   // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the embedded host when it stops.
   const system = profile
@@ -160,7 +164,7 @@ async function startEmbedded(dataDir: string) {
   const base = `http://127.0.0.1:${port}`;
   const postmasterPid = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
   const target: Target = {
-    urls: { gateway: base, discovery: base, payment: base }, admin: demo.adminToken, upstream, pg, statements: true,
+    urls: { gateway: base, discovery: base, payment: base }, admin: demo.adminToken, upstream, upstreamToken: PROVIDERS_TOKEN, pg, statements: true,
     cpu: () => groupCpuSeconds(system.child.pid!, postmasterPid), rssMb: () => rssOf([system.child.pid!]),
   };
   return { target, system, upstreamHost };
@@ -232,7 +236,7 @@ async function soak(agents: Client[], t: Target, seconds: number) {
 /** The measurements of issue 11 point 5 against one running system. */
 async function measureTarget(t: Target): Promise<Record<string, unknown>> {
   const agents = await prepareAgents(t);
-  const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(t.upstream)));
+  const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(t.upstream, t.upstreamToken)));
   // The new price reaches every service's catalog copy: wait for paid calls from every agent.
   await waitFor('paid word_count callable', async () => Promise.all(agents.map((a, i) => callGateway(a, i))).then(() => true, () => false), 90_000, 1000);
   for (let i = 0; i < 50; i++) await callGateway(agents[i % AGENTS]!, i); // warm-up
@@ -306,7 +310,7 @@ async function distributed(): Promise<Record<string, unknown>> {
     const services = system.processes.filter((p) => p.name !== 'sample-providers').map((p) => p.child.pid!);
     const target: Target = {
       urls: { gateway: system.url('gateway'), discovery: system.url('discovery'), payment: system.url('payment') },
-      admin: system.adminToken, upstream: `${system.url('sample-providers')}/providers/text-tools/mcp`, pg, statements,
+      admin: system.adminToken, upstream: `${system.url('sample-providers')}/providers/text-tools/mcp`, upstreamToken: system.providersToken, pg, statements,
       cpu: () => processesCpuSeconds(services), rssMb: () => rssOf(services),
     };
     return await measureTarget(target);

@@ -31,7 +31,7 @@ async function post(url: string, body: unknown, token: string): Promise<Record<s
 }
 
 /** One direct client and 32 gateway agents; measures both at concurrency 1 and 32. */
-async function run(gateway: string, adminToken: string, slug: string, upstream: string): Promise<{ direct: Record<string, Stats>; gateway: Record<string, Stats> }> {
+async function run(gateway: string, adminToken: string, slug: string, upstream: string, upstreamToken: string): Promise<{ direct: Record<string, Stats>; gateway: Record<string, Stats> }> {
   const { ownerId } = await post(`${gateway}/admin/owners`, { name: 'bench' }, adminToken);
   const agents: Client[] = [];
   for (let i = 0; i < CONCURRENT; i++) {
@@ -39,7 +39,7 @@ async function run(gateway: string, adminToken: string, slug: string, upstream: 
     const { credential } = await post(`${gateway}/admin/agents/${agentId}/credentials`, {}, adminToken);
     agents.push(await client(`${gateway}/mcp/${slug}`, credential));
   }
-  const directs = await Promise.all(Array.from({ length: CONCURRENT }, () => client(upstream)));
+  const directs = await Promise.all(Array.from({ length: CONCURRENT }, () => client(upstream, upstreamToken)));
   const viaGateway = async (c: Client, i: number) => {
     const r = (await c.callTool({ name: 'call_tool', arguments: { name: 'word_count', arguments: { text: `one two ${i}` } } })) as CallToolResult;
     if (r.isError) throw new Error(JSON.stringify(r._meta));
@@ -79,7 +79,7 @@ async function distributed() {
     await post(`${gw}/admin/mcp-urls`, { slug: 'bench', discoveryMode: 'search' }, system.adminToken);
     const upstream = `${system.url('sample-providers')}/providers/text-tools/mcp`;
     await post(`${system.url('discovery')}/admin/providers`, { providerId: 'text-tools', endpoint: upstream }, system.adminToken);
-    return await run(gw, system.adminToken, 'bench', upstream);
+    return await run(gw, system.adminToken, 'bench', upstream, system.providersToken);
   } finally {
     await system.stop();
   }
@@ -88,15 +88,23 @@ async function distributed() {
 async function embedded() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-bench-call-'));
   chmodSync(dataDir, 0o755);
-  const [port, pgPort] = [await freePort(), await freePort()];
-  const system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  const [port, pgPort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
+  // The upstream in its own process, so the direct calls reach the very server the gateway calls.
+  const token = 'bench-sample-providers-token';
+  const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn', SAMPLE_PROVIDERS_TOKEN: token });
+  const system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], {
+    PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', UPSTREAM_CREDENTIALS: `http://127.0.0.1:${upstreamPort}=${token}`,
+  });
   try {
     await system.waitForOutput(/Tollgate is running/, 120_000);
     const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string };
     const base = `http://127.0.0.1:${port}`;
-    return await run(base, demo.adminToken, 'demo', `${base}/providers/text-tools/mcp`);
+    const upstream = `http://127.0.0.1:${upstreamPort}/providers/text-tools/mcp`;
+    await waitFor('upstream up', async () => (await fetch(upstream, { method: 'POST' }).catch(() => undefined))?.status !== undefined, 60_000, 250);
+    return await run(base, demo.adminToken, 'demo', upstream, token);
   } finally {
     await system.stop();
+    await upstreamHost.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

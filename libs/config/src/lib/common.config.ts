@@ -26,6 +26,10 @@ export class CommonConfig {
   @EnvVar({ description: 'Address the HTTP server binds to.' })
   @IsString()
   HOST = '127.0.0.1';
+
+  @EnvVar({ description: 'A connection must deliver a complete request head within this many ms, or it is closed (idle and slow clients).' })
+  @IsInt() @Min(500) @Max(120_000)
+  HTTP_REQUEST_HEAD_TIMEOUT_MS = 10_000;
 }
 
 export function kafkaBrokerList(brokers: string): string[] {

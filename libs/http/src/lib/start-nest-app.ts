@@ -1,3 +1,5 @@
+import { type Server } from 'node:http';
+import { type Socket } from 'node:net';
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { NestFactory } from '@nestjs/core';
@@ -18,6 +20,12 @@ export interface StartOptions {
    * `req.ip` is the socket's peer.
    */
   trustedProxies?: string;
+  /**
+   * A connection must deliver a complete request head within this many ms of opening (default 10 s), or it is closed:
+   * idle sockets that never send a byte and slow-header clients do not hold the server. Later requests on a kept-alive
+   * connection are bounded by Node's `headersTimeout` / `keepAliveTimeout`, the body by `requestTimeout`.
+   */
+  requestHeadTimeoutMs?: number;
   /** Serves the OpenAPI document of the app's controllers at `/docs` (JSON at `/docs-json`). */
   openApi?: { title: string; description: string };
 }
@@ -32,7 +40,7 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol (issue 12): JSON-RPC -32700
   // on the MCP routes, a problem document elsewhere — never the parser's text with the request's bytes.
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: false });
-  app.use(json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody);
+  app.use(refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
@@ -41,8 +49,12 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
     const doc = new DocumentBuilder().setTitle(options.openApi.title).setDescription(options.openApi.description).addBearerAuth().build();
     SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
   }
+  boundSlowConnections(app.getHttpServer() as Server, options.requestHeadTimeoutMs ?? 10_000);
   await app.listen(options.port, options.host);
-  const url = `http://${options.host}:${options.port}`;
+  // Port 0 asks for any free port: the URL names the one the server got.
+  const address = (app.getHttpServer() as import('node:net').Server).address();
+  const port = address && typeof address === 'object' ? address.port : options.port;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
   logger.info({ url }, `${options.service} listening`);
   return { app, logger, url };
 }
@@ -59,5 +71,35 @@ function refuseUnparsableBody(err: { type?: string; status?: number } | undefine
   res.status(status).type('application/problem+json').send(JSON.stringify({
     type: 'about:blank', title: tooLarge ? 'Payload Too Large' : 'Bad Request', status,
     detail: tooLarge ? 'The request body is too large.' : 'The request body is not valid JSON or form data.',
+  }));
+}
+
+/** Closes a connection that has not delivered a complete request head in time; sets the server's own bounds. */
+function boundSlowConnections(server: Server, headTimeoutMs: number): void {
+  server.headersTimeout = Math.max(headTimeoutMs, 1000);
+  server.requestTimeout = Math.max(30_000, headTimeoutMs);
+  server.keepAliveTimeout = 5000;
+  const pending = new WeakMap<Socket, NodeJS.Timeout>();
+  server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), headTimeoutMs);
+    timer.unref();
+    pending.set(socket, timer);
+    socket.once('close', () => clearTimeout(timer));
+  });
+  server.on('request', (req: { socket: Socket }) => clearTimeout(pending.get(req.socket)));
+}
+
+/** NUL, other control characters or a malformed %-escape in the path or query: refused before any route sees them. */
+function refuseUnreadablePath(req: Request, res: Response, next: NextFunction): void {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(req.originalUrl);
+  } catch {
+    decoded = '\u0000';
+  }
+  // eslint-disable-next-line no-control-regex
+  if (!/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(decoded)) return next();
+  res.status(400).type('application/problem+json').send(JSON.stringify({
+    type: 'about:blank', title: 'Bad Request', status: 400, detail: 'The request path or query holds control characters or malformed escapes.',
   }));
 }

@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { upstreamHeaders } from './upstream-credentials';
 
 /** R6: one upstream operation never runs longer than this, whatever the caller asks. */
 export const MAX_OPERATION_MS = 30_000;
@@ -64,7 +65,7 @@ function openTransport(target: UpstreamTarget, signal?: AbortSignal): Transport 
     // The child gets a minimal environment: the platform's secrets are not the provider's business.
     return new StdioClientTransport({ command: target.command, args: target.args ?? [], stderr: 'ignore', env: { PATH: process.env['PATH'] ?? '' } });
   }
-  return new StreamableHTTPClientTransport(new URL(target.endpoint), signal ? { requestInit: { signal } } : {});
+  return new StreamableHTTPClientTransport(new URL(target.endpoint), { requestInit: { headers: upstreamHeaders(target.endpoint), ...(signal ? { signal } : {}) } });
 }
 
 function newClient(): Client {
@@ -134,7 +135,7 @@ class UpstreamSessions {
       s = (async () => {
         const client = newClient();
         client.onclose = () => this.sessions.delete(endpoint);
-        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)), { timeout: 10_000 });
+        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: upstreamHeaders(endpoint) } }), { timeout: 10_000 });
         return client;
       })();
       this.sessions.set(endpoint, s);

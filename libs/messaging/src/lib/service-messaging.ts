@@ -4,6 +4,7 @@ import { type EventTransport } from './transport/event-transport';
 import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox/outbox-writer';
 import { type EventHandler, InboxConsumer } from './inbox/event-consumer';
+import { DEFAULT_MESSAGING_RETENTION, type MessagingRetention, pruneMessagingTables, scheduleRetention } from './retention/messaging-retention';
 
 export interface ServiceMessagingOptions {
   service: string;
@@ -15,6 +16,8 @@ export interface ServiceMessagingOptions {
   pollIntervalMs: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   consumers: ConsumerDeclaration[];
+  /** How long published outbox rows and inbox rows are kept (issue 12 point 7); defaults to 1 day and 7 days. */
+  retention?: MessagingRetention;
 }
 
 /** One consumer of a service: its stable name, its handlers, and `lingerMs` when it is off the critical path. */
@@ -31,6 +34,7 @@ export class ServiceMessaging {
   readonly outbox: OutboxWriter;
   readonly relay: OutboxRelay;
   readonly consumers: InboxConsumer[];
+  private retention?: { stop(): void };
 
   constructor(private readonly options: ServiceMessagingOptions) {
     this.outbox = new OutboxWriter(options.schema, options.service, options.transport);
@@ -65,9 +69,13 @@ export class ServiceMessaging {
   async start(): Promise<void> {
     await this.relay.start();
     await Promise.all(this.consumers.map((c) => c.start()));
+    const retention = this.options.retention ?? DEFAULT_MESSAGING_RETENTION;
+    this.retention = scheduleRetention(`${this.options.schema} outbox/inbox`, retention.intervalMs,
+      () => pruneMessagingTables(this.options.dataSource, this.options.schema, retention), this.options.logger);
   }
 
   async stop(): Promise<void> {
+    this.retention?.stop();
     await Promise.all(this.consumers.map((c) => c.stop()));
     await this.relay.stop();
   }

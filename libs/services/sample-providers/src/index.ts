@@ -1,2 +1,3 @@
 export * from './lib/sample-providers.module';
 export * from './lib/text-tools.server';
+export * from './lib/sample-providers.options';

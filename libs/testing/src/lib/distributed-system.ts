@@ -8,6 +8,8 @@ export type AppName = 'gateway' | 'discovery' | 'execution' | 'payment' | 'settl
 
 export interface DistributedSystem {
   adminToken: string;
+  /** The sample providers' token (SAMPLE_PROVIDERS_TOKEN), for their test knobs; discovery and execution present it upstream. */
+  providersToken: string;
   db: { url: string; drop(): Promise<void> };
   ports: Record<string, number>;
   processes: RunningProcess[];
@@ -30,11 +32,13 @@ export async function startDistributedSystem(names: readonly string[], settings:
   await ensureTopics(TopicSpecs.map((t) => prefix + t.name));
   const ports: Record<string, number> = {};
   for (const n of names) ports[n] = await freePort();
+  const providersToken = randomBytes(18).toString('base64url');
+  const upstreamCredentials = names.filter((n) => appOf(n) === 'sample-providers').map((n) => `http://127.0.0.1:${ports[n]}=${providersToken}`).join(',');
   const processes: RunningProcess[] = [];
   const env = (n: string) => ({
     PORT: String(ports[n]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
     GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, EXECUTION_ADMIN_TOKEN: adminToken, PAYMENT_ADMIN_TOKEN: adminToken, SETTLEMENT_ADMIN_TOKEN: adminToken, LEDGER_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0',
-    SETTLEMENT_VERIFICATION_WINDOW_MS: '200', ...settings,
+    SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SAMPLE_PROVIDERS_TOKEN: providersToken, UPSTREAM_CREDENTIALS: upstreamCredentials, ...settings,
   });
   const start = (n: string, app: AppName = appOf(n)) => {
     const p = startTsProcess(n, `apps/${app}/src/main.ts`, [], env(n));
@@ -46,7 +50,7 @@ export async function startDistributedSystem(names: readonly string[], settings:
     waitFor(`${n} up`, async () => (await fetch(`http://127.0.0.1:${ports[n]}/health/${appOf(n) === 'sample-providers' ? 'live' : 'ready'}`)).status < 500, 150_000, 250)
       .catch((e) => { throw new Error(`${String(e)}\n${processes.find((x) => x.name === n)?.output().slice(-3000)}`); })));
   return {
-    adminToken, db, ports, processes, env, start,
+    adminToken, providersToken, db, ports, processes, env, start,
     url: (n) => `http://127.0.0.1:${ports[n]}`,
     async stop() {
       await Promise.all(processes.map((p) => p.stop()));

@@ -1,4 +1,5 @@
-import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 import { CommonConfig, EnvVar } from '@tollgate/config';
 
 /** Every variable the discovery app reads, validated at boot. */
@@ -14,4 +15,8 @@ export class DiscoveryAppConfig extends CommonConfig {
   @EnvVar({ description: 'How often (ms) every provider is re-synced; 0 turns the schedule off.' })
   @IsInt() @Min(0) @Max(86_400_000)
   DISCOVERY_SYNC_INTERVAL_MS = 300_000;
+
+  @EnvVar({ description: UPSTREAM_CREDENTIALS_DESCRIPTION, secret: true, example: '' })
+  @Matches(UPSTREAM_CREDENTIALS_PATTERN, { message: 'must be origin=token[,origin=token...] with tokens of at least 16 characters' })
+  UPSTREAM_CREDENTIALS = '';
 }

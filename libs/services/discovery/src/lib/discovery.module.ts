@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { useUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { PublishToolService } from './catalog/publish-tool.service';
@@ -17,6 +18,7 @@ import { ProviderSyncScheduler } from './watch-providers/provider-sync.scheduler
 @Module({})
 export class DiscoveryModule {
   static register(options: DiscoveryOptions): DynamicModule {
+    useUpstreamCredentials(options.upstreamCredentials);
     return {
       module: DiscoveryModule,
       imports: [serviceDatabaseModule(DISCOVERY, () => discoveryDataSourceOptions(options.databaseUrl))],

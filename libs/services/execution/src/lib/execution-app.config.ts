@@ -1,4 +1,5 @@
-import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 import { CommonConfig, EnvVar } from '@tollgate/config';
 
 /** Every variable the execution app reads, validated at boot. */
@@ -14,4 +15,8 @@ export class ExecutionAppConfig extends CommonConfig {
   @EnvVar({ description: 'Bearer token of the reconciliation admin API used by the ops CLI (at least 16 characters); unset: the API refuses every call.', secret: true, type: 'string' })
   @IsOptional() @IsString() @MinLength(16)
   EXECUTION_ADMIN_TOKEN?: string;
+
+  @EnvVar({ description: UPSTREAM_CREDENTIALS_DESCRIPTION, secret: true, example: '' })
+  @Matches(UPSTREAM_CREDENTIALS_PATTERN, { message: 'must be origin=token[,origin=token...] with tokens of at least 16 characters' })
+  UPSTREAM_CREDENTIALS = '';
 }

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { useUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { adminTokenProvider } from '@tollgate/http';
 import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
@@ -15,6 +16,7 @@ import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
 @Module({})
 export class ExecutionModule {
   static register(options: ExecutionOptions): DynamicModule {
+    useUpstreamCredentials(options.upstreamCredentials);
     return {
       module: ExecutionModule,
       imports: [serviceDatabaseModule(EXECUTION, () => executionDataSourceOptions(options.databaseUrl))],

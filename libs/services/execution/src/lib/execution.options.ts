@@ -1,8 +1,11 @@
 import { type ServiceRuntimeOptions } from '@tollgate/config';
+import { type UpstreamCredentials } from '@tollgate/mcp-runtime';
 
 export interface ExecutionOptions extends ServiceRuntimeOptions {
   /** How often (ms) the reconciler looks for interrupted attempts and open cases. */
   reconcileIntervalMs: number;
   /** Bearer token of the reconciliation admin API (ops CLI); the API refuses every call without one. */
   adminToken?: string;
+  /** Tokens presented to providers, by origin (never on the bus or in the catalog). */
+  upstreamCredentials?: UpstreamCredentials;
 }

@@ -17,6 +17,7 @@ import { FreeCallsService } from './catalog/free-calls.service';
 import { GetToolUseCase } from './get-tool/get-tool.usecase';
 import { ListToolsUseCase } from './list-tools/list-tools.usecase';
 import { RateLimits } from './rate-limit/rate-limits.service';
+import { GatewayRetentionJob } from './retention/gateway-retention.job';
 import { SearchToolsUseCase } from './search-tools/search-tools.usecase';
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from './gateway.constants';
 import { gatewayDataSourceOptions } from './gateway.datasource-options';
@@ -48,6 +49,7 @@ export class GatewayModule {
         PolicyToolsHost,
         FreeCallsService,
         RateLimits,
+        GatewayRetentionJob,
         ListToolsUseCase,
         SearchToolsUseCase,
         GetToolUseCase,

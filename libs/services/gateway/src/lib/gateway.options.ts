@@ -18,4 +18,6 @@ export interface GatewayOptions extends ServiceRuntimeOptions {
   policyRoot?: string;
   /** How long a device sign-in stays open for approval (ms). */
   signInTtlMs: number;
+  /** How often the retention job runs (ms; default hourly). */
+  retentionIntervalMs?: number;
 }

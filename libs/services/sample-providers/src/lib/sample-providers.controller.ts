@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { All, Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { All, Body, Controller, Delete, Get, HttpCode, Inject, type OnModuleDestroy, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { adminTokenGuard } from '@tollgate/http';
 import { type Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -10,6 +11,7 @@ import { MutableToolsProvider } from './mutable-tools.server';
 import { createBulkyToolsServer, createCycleToolsServer, createOversizedToolsServer, createPagedToolsServer } from './paging.servers';
 import { createOddToolsServer, createSlowToolsServer, FlakyProviders, ReviewTicketsProvider } from './call-life.servers';
 import { createTextToolsServer } from './text-tools.server';
+import { SAMPLE_PROVIDERS_OPTIONS, type SampleProvidersOptions } from './sample-providers.options';
 
 const reviewTickets = new ReviewTicketsProvider();
 const flaky = new FlakyProviders();
@@ -31,11 +33,31 @@ const STATELESS: Record<string, () => McpServer | Server> = {
 const notAllowed = (res: Response) =>
   res.status(405).setHeader('Allow', 'POST').json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } });
 
-/** The session-keeping provider whose contract can change: `/providers/mutable-tools/mcp`, plus its test knob. */
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  lastSeenAt: number;
+}
+
+/**
+ * The session-keeping provider whose contract can change: `/providers/mutable-tools/mcp`, plus its test knob. Sessions
+ * are bounded (issue 12 point 4): at most `maxSessions` open, each closed after `sessionIdleMs` without a request.
+ */
 @Controller('providers/mutable-tools')
-export class MutableToolsController {
+@UseGuards(adminTokenGuard(SAMPLE_PROVIDERS_OPTIONS))
+export class MutableToolsController implements OnModuleDestroy {
   private readonly provider = new MutableToolsProvider();
-  private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(@Inject(SAMPLE_PROVIDERS_OPTIONS) private readonly options: SampleProvidersOptions) {
+    this.sweeper = setInterval(() => this.closeIdle(), Math.max(1000, Math.floor(options.sessionIdleMs / 2)));
+    this.sweeper.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweeper);
+    for (const s of this.sessions.values()) void s.transport.close();
+  }
 
   @Post('variant')
   @HttpCode(200)
@@ -44,40 +66,72 @@ export class MutableToolsController {
     return { variant: Number(body.variant) };
   }
 
+  /** How many sessions are open (tests of the bounds). */
+  @Get('sessions')
+  count(): { open: number; max: number } {
+    return { open: this.sessions.size, max: this.options.maxSessions };
+  }
+
   @Post('mcp')
   async post(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const id = req.headers['mcp-session-id'];
-    let transport = typeof id === 'string' ? this.sessions.get(id) : undefined;
+    let transport = this.session(req);
     if (!transport) {
       if (!isInitializeRequest(req.body)) {
         res.status(404).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
         return;
       }
-      const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void this.sessions.set(sid, t) });
-      t.onclose = () => t.sessionId && this.sessions.delete(t.sessionId);
-      await this.provider.createServer().connect(t);
-      transport = t;
+      this.closeIdle();
+      if (this.sessions.size >= this.options.maxSessions) {
+        res.status(503).setHeader('Retry-After', '1').json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many open sessions.' } });
+        return;
+      }
+      transport = await this.open();
     }
     await transport.handleRequest(req, res, req.body);
   }
 
   @Get('mcp')
   async stream(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const t = this.sessions.get(String(req.headers['mcp-session-id']));
+    const t = this.session(req);
     if (!t) return void res.status(404).end();
     await t.handleRequest(req, res);
   }
 
   @Delete('mcp')
   async end(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const t = this.sessions.get(String(req.headers['mcp-session-id']));
+    const t = this.session(req);
     if (!t) return void res.status(404).end();
     await t.handleRequest(req, res);
+  }
+
+  private session(req: Request): StreamableHTTPServerTransport | undefined {
+    const s = this.sessions.get(String(req.headers['mcp-session-id']));
+    if (s) s.lastSeenAt = Date.now();
+    return s?.transport;
+  }
+
+  private async open(): Promise<StreamableHTTPServerTransport> {
+    const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => void this.sessions.set(sid, { transport: t, lastSeenAt: Date.now() }),
+    });
+    t.onclose = () => t.sessionId && this.sessions.delete(t.sessionId);
+    await this.provider.createServer().connect(t);
+    return t;
+  }
+
+  private closeIdle(now = Date.now()): void {
+    for (const [id, s] of this.sessions) {
+      if (now - s.lastSeenAt < this.options.sessionIdleMs) continue;
+      this.sessions.delete(id);
+      void s.transport.close();
+    }
   }
 }
 
 /** The stateless sample providers over Streamable HTTP: `/providers/<name>/mcp`. */
 @Controller('providers')
+@UseGuards(adminTokenGuard(SAMPLE_PROVIDERS_OPTIONS))
 export class SampleProvidersController {
   /** What the review-ticket service holds, for tests: a retried write must never make two tickets. */
   @Get('review-tickets/tickets')

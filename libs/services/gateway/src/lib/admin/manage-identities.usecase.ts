@@ -36,10 +36,11 @@ export class ManageIdentitiesUseCase {
   }
 
   /** The secret is returned once and never stored: only its hash is. */
-  async issueCredential(agentId: string): Promise<{ credentialId: string; credential: string }> {
+  /** A new credential (shown once, stored hashed); `db` lets a caller issue it inside its own transaction. */
+  async issueCredential(agentId: string, db: Pick<DataSource, 'query'> = this.dataSource): Promise<{ credentialId: string; credential: string }> {
     const credentialId = randomUUID();
     const credential = `tg_${randomBytes(32).toString('base64url')}`;
-    const rows: unknown[] = await this.dataSource.query(
+    const rows: unknown[] = await db.query(
       'INSERT INTO gateway.credential (credential_id, agent_id, secret_hash) SELECT $1, agent_id, $3 FROM gateway.agent WHERE agent_id = $2 RETURNING credential_id',
       [credentialId, agentId, hashCredential(credential)],
     );

@@ -35,6 +35,7 @@ interface CallRow {
   asset_decimals: number | null;
   held_minor: string | null;
   x402_response: Record<string, unknown> | null;
+  answer_expired_at: Date | null;
   settlement: string | null;
   result_attempt: number | null;
   effect_attempt: number | null;
@@ -229,6 +230,7 @@ export class CallToolUseCase {
     const [row]: CallRow[] = await this.dataSource.query('SELECT * FROM gateway.call WHERE intent_id = $1', [op!.intent_id]);
     const verdict = repeatVerdict({
       finished: isFinished(row!), dispatched: row!.provider_id !== null || row!.attempts > 0, deadlineAt: row!.deadline_at, createdAt: row!.created_at,
+      answerExpired: row!.answer_expired_at !== null,
     }, Date.now());
     switch (verdict) {
       case 'replay': {

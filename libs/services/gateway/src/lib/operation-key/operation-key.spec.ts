@@ -22,6 +22,8 @@ describe('operation keys (G5.2, G8, B5)', () => {
     expect(repeatVerdict(base, deadlineAt.getTime() + STALL_GRACE_MS + 1)).toBe('stalled');
     expect(repeatVerdict({ ...base, dispatched: false }, deadlineAt.getTime() + STALL_GRACE_MS + 1)).toBe('in_progress');
     expect(repeatVerdict({ ...base, finished: true }, t0 + RESPONSE_RETENTION_MS + 1)).toBe('unavailable');
+    // Once the retention job erased the answer, a repeat is never replayed from nothing (issue 12 point 7).
+    expect(repeatVerdict({ ...base, finished: true, answerExpired: true }, t0 + 1000)).toBe('unavailable');
   });
 
   it('property: a finished call within retention is always replayed, never run again', () => {

@@ -23,13 +23,15 @@ export interface CallProgress {
   dispatched: boolean;
   deadlineAt: Date | null;
   createdAt: Date;
+  /** The retention job erased the stored answer. */
+  answerExpired?: boolean;
 }
 
 export type RepeatVerdict = 'replay' | 'in_progress' | 'stalled' | 'unavailable';
 
 /** What the gateway answers to a repeat of a known operation key with the same request (B5). */
 export function repeatVerdict(call: CallProgress, now: number): RepeatVerdict {
-  if (now - call.createdAt.getTime() > RESPONSE_RETENTION_MS) return 'unavailable';
+  if (call.answerExpired || now - call.createdAt.getTime() > RESPONSE_RETENTION_MS) return 'unavailable';
   if (call.finished) return 'replay';
   if (call.dispatched && call.deadlineAt && now > call.deadlineAt.getTime() + STALL_GRACE_MS) return 'stalled';
   return 'in_progress';

@@ -20,6 +20,8 @@ export const LIMITS = {
   authFailures: 20,
   /** Failed attempts with one presented secret (from any address), before MCP_AUTH_RATE_LIMITED. */
   authFailuresPerSecret: 10,
+  /** Device sign-ins started per client address (issue 12 point 5). */
+  signIns: 10,
 } as const;
 export type LimitName = keyof typeof LIMITS;
 
@@ -46,7 +48,7 @@ export class RateLimits implements OnModuleInit {
         storeClient: pool, storeType: 'pool', schemaName: GATEWAY, tableName: 'rate_limit', tableCreated: true,
         keyPrefix: name, points: LIMITS[name], duration: 120, clearExpiredByTimeout: name === 'search',
       });
-    this.limiters = { search: make('search'), read: make('read'), list: make('list'), rejected: make('rejected'), authFailures: make('authFailures'), authFailuresPerSecret: make('authFailuresPerSecret') };
+    this.limiters = { search: make('search'), read: make('read'), list: make('list'), rejected: make('rejected'), authFailures: make('authFailures'), authFailuresPerSecret: make('authFailuresPerSecret'), signIns: make('signIns') };
   }
 
   /** Counts one hit; refused once the minute's allowance is used up. */

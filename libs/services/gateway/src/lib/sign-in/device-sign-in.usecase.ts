@@ -18,8 +18,10 @@ const CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ23456789';
  * The device flow of the local bridge (G2), in the spirit of OAuth's device
  * authorization grant: the device starts a request and polls with a secret
  * only it holds; the owner opens the approval page and approves with an owner
- * key; approval mints a credential for a new agent of that owner, handed to
- * the device once.
+ * key; approval creates a new agent of that owner, and the device's first poll
+ * after it mints that agent's credential and hands it over once. No credential
+ * ever waits in the request (issue 12): only its hash exists, in the credential
+ * table. Requests expire (`signInTtlMs`); the retention job purges old ones.
  */
 @Injectable()
 export class DeviceSignInUseCase {
@@ -65,25 +67,25 @@ export class DeviceSignInUseCase {
     const [url]: { owner_id: string | null }[] = await this.dataSource.query('SELECT owner_id FROM gateway.mcp_url WHERE slug = $1', [req.slug]);
     if (!url || (url.owner_id && url.owner_id !== owner.owner_id)) return { ok: false, reason: 'url_not_found' };
     const { agentId } = await this.identities.createAgent(owner.owner_id, `Device: ${req.deviceName}`.slice(0, 200));
-    const { credential } = await this.identities.issueCredential(agentId);
     const rows = returnedRows(await this.dataSource.query(
-      `UPDATE gateway.device_sign_in SET status = 'approved', owner_id = $2, agent_id = $3, pending_credential = $4, decided_at = now()
+      `UPDATE gateway.device_sign_in SET status = 'approved', owner_id = $2, agent_id = $3, decided_at = now()
         WHERE request_id = $1 AND status = 'pending' AND expires_at >= now() RETURNING request_id`,
-      [requestId, owner.owner_id, agentId, credential],
+      [requestId, owner.owner_id, agentId],
     ));
     if (rows.length === 0) return { ok: false, reason: 'not_pending' };
     return { ok: true, agentId, deviceName: req.deviceName };
   }
 
-  /** The device's poll: the credential is handed over exactly once, then erased from the request. */
+  /** The device's poll: after approval the credential is minted and handed over exactly once (one transaction). */
   async poll(requestId: string, pollToken: string): Promise<PollOutcome> {
-    const rows = returnedRows<{ pending_credential: string; agent_id: string; slug: string }>(await this.dataSource.query(
-      `UPDATE gateway.device_sign_in d SET status = 'collected', pending_credential = NULL
-         FROM (SELECT request_id, pending_credential AS credential FROM gateway.device_sign_in WHERE request_id = $1 AND poll_hash = $2 AND status = 'approved' FOR UPDATE) prev
-        WHERE d.request_id = prev.request_id RETURNING prev.credential AS pending_credential, d.agent_id, d.slug`,
-      [requestId, hashCredential(pollToken)],
-    ));
-    if (rows[0]) return { status: 'approved', credential: rows[0].pending_credential, agentId: rows[0].agent_id, mcpPath: `/mcp/${rows[0].slug}` };
+    const collected = await this.dataSource.transaction(async (tx) => {
+      const [row] = returnedRows<{ agent_id: string; slug: string }>(await tx.query(
+        `UPDATE gateway.device_sign_in SET status = 'collected' WHERE request_id = $1 AND poll_hash = $2 AND status = 'approved' RETURNING agent_id, slug`,
+        [requestId, hashCredential(pollToken)],
+      ));
+      return row && { ...row, credential: (await this.identities.issueCredential(row.agent_id, tx)).credential };
+    });
+    if (collected) return { status: 'approved', credential: collected.credential, agentId: collected.agent_id, mcpPath: `/mcp/${collected.slug}` };
     const [r]: { status: string; expired: boolean; expires_at: Date }[] = await this.dataSource.query(
       'SELECT status, expires_at < now() AS expired, expires_at FROM gateway.device_sign_in WHERE request_id = $1 AND poll_hash = $2',
       [requestId, hashCredential(pollToken)],

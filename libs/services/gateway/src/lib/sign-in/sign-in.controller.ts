@@ -1,9 +1,11 @@
-import { Body, Controller, Get, Header, HttpCode, NotFoundException, Param, ParseUUIDPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, HttpException, HttpStatus, NotFoundException, Param, ParseUUIDPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
 import { type Request, type Response } from 'express';
 import { adminTokenGuard } from '@tollgate/http';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
+import { hashCredential } from '../admin/manage-identities.usecase';
+import { RateLimits } from '../rate-limit/rate-limits.service';
 import { DeviceSignInUseCase } from './device-sign-in.usecase';
 
 export class StartSignInDto {
@@ -32,10 +34,19 @@ code{font-size:1.4rem;letter-spacing:.1em}label,input,button{display:block;margi
 @ApiTags('sign-in')
 @Controller('signin')
 export class SignInController {
-  constructor(private readonly signIn: DeviceSignInUseCase) {}
+  constructor(
+    private readonly signIn: DeviceSignInUseCase,
+    private readonly limits: RateLimits,
+  ) {}
 
+  /** At most 10 sign-ins started per client address and UTC minute (issue 12 point 5). */
   @Post('device')
-  async start(@Body() dto: StartSignInDto, @Req() req: Request) {
+  async start(@Body() dto: StartSignInDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const allowed = await this.limits.consume('signIns', `addr:${req.ip ?? 'unknown'}`);
+    if (!allowed.ok) {
+      res.setHeader('Retry-After', String(Math.ceil(allowed.retryAfterMs / 1000)));
+      throw new HttpException({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: allowed.retryAfterMs, message: 'Too many sign-ins from this address; try again in a minute.' }, HttpStatus.TOO_MANY_REQUESTS);
+    }
     const started = await this.signIn.start(dto.deviceName, dto.slug, `${req.protocol}://${req.get('host')}`);
     if (!started) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
     return started;
@@ -65,8 +76,14 @@ export class SignInController {
   @Post('approve/:requestId')
   @HttpCode(200)
   @Header('Content-Type', 'text/html; charset=utf-8')
-  async approve(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: ApproveSignInDto, @Res() res: Response): Promise<void> {
+  async approve(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: ApproveSignInDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    // Owner keys cannot be guessed from one address or sprayed from many: the credential failure limits apply.
+    const subjects = [['authFailures', `addr:${req.ip ?? 'unknown'}`], ['authFailuresPerSecret', `secret:${hashCredential(dto.ownerKey)}`]] as const;
+    for (const [limit, subject] of subjects) {
+      if (!(await this.limits.exhausted(limit, subject)).ok) return void res.status(429).send(page('Not approved', '<p>Too many attempts. Wait a minute, then try again.</p>'));
+    }
     const out = await this.signIn.approve(requestId, dto.ownerKey);
+    if (!out.ok && out.reason === 'owner_key_invalid') await Promise.all(subjects.map(([limit, subject]) => this.limits.consume(limit, subject)));
     if (out.ok) return void res.send(page('Device approved', `<p><b>${escapeHtml(out.deviceName)}</b> is connected. Return to the app: its tools appear there.</p>`));
     const [status, text] = {
       owner_key_invalid: [403, 'That owner key is not valid.'],

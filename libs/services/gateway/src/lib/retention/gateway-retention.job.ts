@@ -1,0 +1,51 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { deleteInBatches, type Queryable, scheduleRetention } from '@tollgate/messaging';
+import { createLogger } from '@tollgate/observability';
+import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
+import { type GatewayOptions } from '../gateway.options';
+import { RESPONSE_RETENTION_MS } from '../operation-key/operation-key';
+
+/** Ended sign-ins are kept a day for support questions, then purged. */
+export const SIGN_IN_KEEP_MS = 86_400_000;
+
+/**
+ * The gateway's retention (issue 12 point 7), enforcing what the docs promise:
+ * - a call's replayable answer (result, x402 receipt) is erased 7 days after the call; the operation key and the call
+ *   row stay, so a repeat answers IDEMPOTENCY_RESULT_UNAVAILABLE and never buys the work again;
+ * - device sign-ins a day past their expiry are deleted;
+ * - rate-limit counters past their window are deleted.
+ * Nothing here is an event: the ledger's timelines and the event log are untouched.
+ */
+export async function pruneGateway(db: Queryable, now = Date.now()): Promise<{ answers: number; signIns: number; rateLimits: number }> {
+  const answers = await deleteInBatches(db,
+    `UPDATE gateway.call SET result = NULL, x402_response = NULL, answer_expired_at = now()
+      WHERE intent_id IN (SELECT intent_id FROM gateway.call WHERE answer_expired_at IS NULL AND created_at < $1 LIMIT $2)`,
+    [new Date(now - RESPONSE_RETENTION_MS)]);
+  const signIns = await deleteInBatches(db,
+    'DELETE FROM gateway.device_sign_in WHERE request_id IN (SELECT request_id FROM gateway.device_sign_in WHERE expires_at < $1 LIMIT $2)',
+    [new Date(now - SIGN_IN_KEEP_MS)]);
+  const rateLimits = await deleteInBatches(db,
+    'DELETE FROM gateway.rate_limit WHERE key IN (SELECT key FROM gateway.rate_limit WHERE expire < $1 LIMIT $2)',
+    [now]);
+  return { answers, signIns, rateLimits };
+}
+
+@Injectable()
+export class GatewayRetentionJob implements OnApplicationBootstrap, OnModuleDestroy {
+  private schedule?: { stop(): void };
+
+  constructor(
+    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
+    @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule = scheduleRetention('gateway', this.options.retentionIntervalMs ?? 3_600_000, () => pruneGateway(this.dataSource), createLogger('gateway'));
+  }
+
+  onModuleDestroy(): void {
+    this.schedule?.stop();
+  }
+}

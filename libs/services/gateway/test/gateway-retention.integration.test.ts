@@ -1,0 +1,62 @@
+/**
+ * Issue 12 point 7: the gateway's retention job erases answers older than 7 days (keeping the key, so a repeat is
+ * refused with IDEMPOTENCY_RESULT_UNAVAILABLE instead of buying again), purges ended sign-ins and spent rate-limit
+ * counters — and touches nothing younger. Real PostgreSQL with the gateway's migrations.
+ */
+import { randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { openServiceDataSource } from '@tollgate/persistence';
+import { createTestDatabase } from '@tollgate/testing';
+import { gatewayDataSourceOptions } from '../src/lib/gateway.datasource-options';
+import { pruneGateway, SIGN_IN_KEEP_MS } from '../src/lib/retention/gateway-retention.job';
+
+jest.setTimeout(60_000);
+const DAY = 86_400_000;
+
+describe('gateway retention (issue 12 point 7)', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tollgate_gw_retention');
+    ds = await openServiceDataSource(gatewayDataSourceOptions(db.url));
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  const call = async (daysAgo: number) => {
+    const intentId = randomUUID();
+    const agentId = randomUUID();
+    const at = new Date(Date.now() - daysAgo * DAY);
+    await ds.query(`INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset, result, x402_response, effect, created_at, operation_key)
+      VALUES ($1, $2, $3, 'echo', 0, 'USDC', '{"content":[{"type":"text","text":"secret answer"}]}', '{"tx":"0x1"}', 'confirmed', $4, 'op-1')`, [intentId, agentId, randomUUID(), at]);
+    await ds.query(`INSERT INTO gateway.operation_key (agent_id, key, tool_id, request_hash, intent_id, created_at) VALUES ($1, 'op-1', 'echo', 'h', $2, $3)`, [agentId, intentId, at]);
+    return intentId;
+  };
+  const signIn = (expiredMsAgo: number) =>
+    ds.query(`INSERT INTO gateway.device_sign_in (request_id, poll_hash, user_code, device_name, slug, expires_at) VALUES ($1, 'h', 'ABCD-EFGH', 'laptop', 'demo', $2)`,
+      [randomUUID(), new Date(Date.now() - expiredMsAgo)]);
+
+  it('erases old answers but keeps their keys, purges ended sign-ins and spent counters, and leaves the rest', async () => {
+    const old = await call(8);
+    const recent = await call(6);
+    await signIn(SIGN_IN_KEEP_MS + 60_000);
+    await signIn(60_000); // expired a minute ago: kept a day
+    await signIn(-600_000); // still open
+    await ds.query(`INSERT INTO gateway.rate_limit (key, points, expire) VALUES ('search:a:1', 3, $1), ('search:a:2', 1, $2)`, [Date.now() - 1000, Date.now() + 60_000]);
+
+    expect(await pruneGateway(ds)).toEqual({ answers: 1, signIns: 1, rateLimits: 1 });
+
+    const rows: { intent_id: string; result: unknown; x402_response: unknown; expired: boolean }[] =
+      await ds.query('SELECT intent_id, result, x402_response, answer_expired_at IS NOT NULL AS expired FROM gateway.call');
+    expect(rows.find((r) => r.intent_id === old)).toEqual({ intent_id: old, result: null, x402_response: null, expired: true });
+    expect(rows.find((r) => r.intent_id === recent)).toMatchObject({ expired: false, x402_response: { tx: '0x1' } });
+    // The key of the erased answer is still known: a repeat is refused, never dispatched again.
+    expect(await ds.query('SELECT count(*)::int AS n FROM gateway.operation_key WHERE intent_id = $1', [old])).toEqual([{ n: 1 }]);
+    expect(await ds.query('SELECT count(*)::int AS n FROM gateway.device_sign_in')).toEqual([{ n: 2 }]);
+    expect(await ds.query('SELECT key FROM gateway.rate_limit')).toEqual([{ key: 'search:a:2' }]);
+    expect(await pruneGateway(ds)).toEqual({ answers: 0, signIns: 0, rateLimits: 0 });
+  });
+});
