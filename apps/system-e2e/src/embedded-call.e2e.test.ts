@@ -154,6 +154,18 @@ describe('embedded mode (npm start): one call end to end', () => {
       expect(text).not.toMatch(/invalid_type|ZodError|"expected"/);
     });
 
+    it('found by the fuzz suite: a method named __proto__, initialize with bad params, a deeply nested admin body — clean refusals', async () => {
+      const proto = await rpc('{"jsonrpc":"2.0","id":3,"method":"__proto__"}');
+      expect(proto.status).toBe(200);
+      expect(JSON.parse(proto.text)).toMatchObject({ id: 3, error: { code: -32601 } });
+      const init = await rpc('{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"x":1}}');
+      expect(JSON.parse(init.text)).toMatchObject({ id: 4, error: { code: -32602, message: 'Invalid params' } });
+      expect(init.text).not.toMatch(/invalid_type|"expected"/);
+      const deep = await fetch(`${base}/admin/owners`, { method: 'POST', headers: { authorization: `Bearer ${demo.adminToken}`, 'content-type': 'application/json' }, body: `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}` });
+      expect(deep.status).toBe(400);
+      expect(await deep.json()).toMatchObject({ title: 'Bad Request', status: 400, detail: expect.stringMatching(/nests deeper/) });
+    });
+
     it.each([
       ['a NUL character', '{"text":"a\\u0000b"}', 'arguments.arguments.text'],
       ['a lone surrogate', '{"text":"\\ud800"}', 'arguments.arguments.text'],

@@ -40,7 +40,7 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol (issue 12): JSON-RPC -32700
   // on the MCP routes, a problem document elsewhere — never the parser's text with the request's bytes.
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: false });
-  app.use(refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody);
+  app.use(refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseDeepBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
@@ -68,10 +68,7 @@ function refuseUnparsableBody(err: { type?: string; status?: number } | undefine
     res.status(status).json({ jsonrpc: '2.0', id: null, error: tooLarge ? { code: -32600, message: 'Request too large' } : { code: -32700, message: 'Parse error' } });
     return;
   }
-  res.status(status).type('application/problem+json').send(JSON.stringify({
-    type: 'about:blank', title: tooLarge ? 'Payload Too Large' : 'Bad Request', status,
-    detail: tooLarge ? 'The request body is too large.' : 'The request body is not valid JSON or form data.',
-  }));
+  sendProblem(res, status, tooLarge ? 'Payload Too Large' : 'Bad Request', tooLarge ? 'The request body is too large.' : 'The request body is not valid JSON or form data.');
 }
 
 /** Closes a connection that has not delivered a complete request head in time; sets the server's own bounds. */
@@ -89,6 +86,27 @@ function boundSlowConnections(server: Server, headTimeoutMs: number): void {
   server.on('request', (req: { socket: Socket }) => clearTimeout(pending.get(req.socket)));
 }
 
+/** How deep a request body may nest on the HTTP APIs (the MCP routes check tool arguments themselves, per field). */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether `value` nests deeper than `limit` (an iterative walk: a hostile body cannot overflow the stack here). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** A body nested past MAX_BODY_DEPTH never reaches validation (class-transformer recurses: a RangeError, a 500). */
+function refuseDeepBody(req: Request, res: Response, next: NextFunction): void {
+  if (req.path.startsWith('/mcp/') || !nestsDeeperThan(req.body, MAX_BODY_DEPTH)) return next();
+  sendProblem(res, 400, 'Bad Request', `The request body nests deeper than ${MAX_BODY_DEPTH} levels.`);
+}
+
 /** NUL, other control characters or a malformed %-escape in the path or query: refused before any route sees them. */
 function refuseUnreadablePath(req: Request, res: Response, next: NextFunction): void {
   let decoded: string;
@@ -99,7 +117,10 @@ function refuseUnreadablePath(req: Request, res: Response, next: NextFunction): 
   }
   // eslint-disable-next-line no-control-regex
   if (!/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(decoded)) return next();
-  res.status(400).type('application/problem+json').send(JSON.stringify({
-    type: 'about:blank', title: 'Bad Request', status: 400, detail: 'The request path or query holds control characters or malformed escapes.',
-  }));
+  sendProblem(res, 400, 'Bad Request', 'The request path or query holds control characters or malformed escapes.');
+}
+
+/** An RFC 9457 problem document: the refusal shape of the HTTP APIs (never the request's bytes, never internal text). */
+function sendProblem(res: Response, status: number, title: string, detail: string): void {
+  res.status(status).type('application/problem+json').send(JSON.stringify({ type: 'about:blank', title, status, detail }));
 }

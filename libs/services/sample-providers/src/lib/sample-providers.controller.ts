@@ -166,7 +166,7 @@ export class SampleProvidersController {
       await reviewTickets.create(body.params.arguments ?? {}, typeof key === 'string' ? key : null);
       return void req.socket.destroy();
     }
-    const factory = STATELESS[name];
+    const factory = Object.hasOwn(STATELESS, name) ? STATELESS[name] : undefined;
     if (!factory) return void res.status(404).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'No such sample provider.' } });
     const server = factory();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -1,9 +1,13 @@
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-const SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
-  'tools/call': CallToolRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-};
+type Schema = { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } };
+/** A Map, not an object: a method named `__proto__` or `constructor` must find nothing (found by the fuzz suite). */
+const SCHEMAS = new Map<string, Schema>([
+  ['tools/call', CallToolRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+]);
 
 export interface InvalidParams {
   id: string | number | null;
@@ -11,13 +15,13 @@ export interface InvalidParams {
 }
 
 /**
- * A tools/call or tools/list request whose params do not fit the protocol (issue 12): answered as JSON-RPC -32602
+ * A request of a method the gateway serves (initialize, ping, tools/call, tools/list) whose params do not fit the protocol (issue 12): answered as JSON-RPC -32602
  * with the fields named — instead of the SDK's -32603 carrying its validator's raw text.
  */
 export function invalidParams(body: unknown): InvalidParams | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const { method, id } = body as { method?: unknown; id?: unknown };
-  const schema = typeof method === 'string' ? SCHEMAS[method] : undefined;
+  const schema = typeof method === 'string' ? SCHEMAS.get(method) : undefined;
   if (!schema || id === undefined) return undefined;
   const parsed = schema.safeParse(body);
   if (parsed.success) return undefined;

@@ -1,0 +1,177 @@
+/**
+ * Issue 12 point 8: property-based fuzzing of the running embedded system. fast-check generates MCP JSON-RPC
+ * messages, tool arguments, `_meta` (operation keys, x402 payloads), admin and finance requests and raw bodies
+ * (`fuzz/fuzz-arbitraries.ts`); each is sent over HTTP, one at a time, and must get:
+ * - no 5xx, no hang (20 s), and the process still alive and ready at the end;
+ * - no internal text (stack frames, exception names, SQL or driver messages, file paths) in any answer;
+ * - no state change when refused: a digest of the business state (identities, URLs, policies, prices, wallets,
+ *   postings, deposits, journal, finance tokens, approvals) is the same before and after every refused request.
+ * FUZZ_CASES sets the number of cases (10,000 in CI; `npm run fuzz` runs 100,000), FUZZ_SEED replays a run.
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { Client as PgClient } from 'pg';
+import { freePort, type RunningProcess, startTsProcess } from '@tollgate/testing';
+import { adminRequest, type FuzzRequest, jsonRpc, rawRequest, toolCall } from './fuzz/fuzz-arbitraries';
+import { postJson } from './agent-client';
+
+const CASES = Number(process.env['FUZZ_CASES'] ?? 10_000);
+const SEED = Number(process.env['FUZZ_SEED'] ?? Date.now() % 2 ** 31);
+jest.setTimeout(Math.max(600_000, CASES * 60));
+
+/** Text that must never reach a caller: exception names, stack frames, SQL/driver messages, paths, internals. */
+const INTERNAL_TEXT = /(TypeError|RangeError|ReferenceError|SyntaxError|QueryFailedError|EntityNotFound|ZodError|\bat [\w.<>]+ \(|node_modules|\/work\/|\.ts:\d+|relation "|violates|duplicate key|invalid input syntax|out of range for type|pg_|ECONNREFUSED|ECONNRESET|Cannot read propert|undefined is not|is not a function|Unexpected token|invalid_type|invalid_union|unrecognized_keys|too_big|too_small)/;
+
+/** The business state, table by table (volatile bookkeeping such as last-used stamps and counters left out). */
+const STATE_SQL = `
+  SELECT t, md5(coalesce(string_agg(r, '|' ORDER BY r), '')) AS digest FROM (
+    SELECT 'gateway.owner' t, (to_jsonb(x))::text r FROM gateway.owner x UNION ALL
+    SELECT 'gateway.agent', (to_jsonb(x) - 'last_used_at')::text FROM gateway.agent x UNION ALL
+    SELECT 'gateway.credential', (to_jsonb(x) - 'last_used_at')::text FROM gateway.credential x UNION ALL
+    SELECT 'gateway.mcp_url', (to_jsonb(x))::text FROM gateway.mcp_url x UNION ALL
+    SELECT 'gateway.access_policy', (to_jsonb(x))::text FROM gateway.access_policy x UNION ALL
+    SELECT 'gateway.owner_key', (to_jsonb(x))::text FROM gateway.owner_key x UNION ALL
+    SELECT 'discovery.catalog_tool', (jsonb_build_object('id', x.tool_id, 'status', x.status, 'overrides', x.overrides))::text FROM discovery.catalog_tool x UNION ALL
+    SELECT 'discovery.provider', (jsonb_build_object('id', x.provider_id, 'endpoint', x.endpoint))::text FROM discovery.provider x UNION ALL
+    SELECT 'payment.balance', (to_jsonb(x))::text FROM payment.balance x UNION ALL
+    SELECT 'payment.posting', (to_jsonb(x))::text FROM payment.posting x UNION ALL
+    SELECT 'payment.deposit', (to_jsonb(x))::text FROM payment.deposit x UNION ALL
+    SELECT 'payment.spend_policy', (to_jsonb(x))::text FROM payment.spend_policy x UNION ALL
+    SELECT 'payment.approval', (to_jsonb(x))::text FROM payment.approval x UNION ALL
+    SELECT 'settlement.balance', (to_jsonb(x))::text FROM settlement.balance x UNION ALL
+    SELECT 'settlement.payout', (to_jsonb(x))::text FROM settlement.payout x UNION ALL
+    SELECT 'ledger.journal_entry', (to_jsonb(x))::text FROM ledger.journal_entry x UNION ALL
+    SELECT 'ledger.access_token', (to_jsonb(x) - 'last_used_at')::text FROM ledger.access_token x
+  ) s GROUP BY t`;
+
+interface Answer { status: number; text: string; ms: number; hung?: boolean }
+
+/** The refusal code an answer carries (spec code, JSON-RPC code or HTTP status), for the report. */
+const codeOf = (a: Answer): string => {
+  try {
+    const b = JSON.parse(a.text.replace(/^(event:[^\n]*\n)?data: /, '')) as { code?: string; error?: { code?: number; data?: { code?: string } }; result?: { _meta?: Record<string, { code?: string }> } };
+    return b.result?._meta?.['assay/error']?.code ?? b.error?.data?.code ?? (b.error?.code !== undefined ? `jsonrpc ${b.error.code}` : undefined) ?? b.code ?? `http ${a.status}`;
+  } catch {
+    return `http ${a.status}`;
+  }
+};
+
+const isRefusal = (a: Answer): boolean => {
+  if (a.status >= 400) return true;
+  try {
+    const body = JSON.parse(a.text.startsWith('event:') || a.text.startsWith('data:') ? a.text.replace(/^[\s\S]*?data: /, '') : a.text) as { error?: unknown; result?: { isError?: boolean } };
+    return body.error !== undefined || body.result?.isError === true;
+  } catch {
+    return false;
+  }
+};
+
+describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases, seed ${SEED}`, () => {
+  let system: RunningProcess;
+  let dataDir: string;
+  let base: string;
+  let admin: string;
+  let pg: PgClient;
+  const credentials: string[] = [];
+  let victim: string;
+
+  const state = async (): Promise<Map<string, string>> => new Map(((await pg.query(STATE_SQL)).rows as { t: string; digest: string }[]).map((r) => [r.t, r.digest]));
+  const changed = (a: Map<string, string>, b: Map<string, string>) => [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-fuzz-'));
+    chmodSync(dataDir, 0o755);
+    const [port, pgPort] = [await freePort(), await freePort()];
+    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+    await system.waitForOutput(/Tollgate is running/, 150_000);
+    admin = (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string }).adminToken;
+    base = `http://127.0.0.1:${port}`;
+    pg = new PgClient({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate` });
+    await pg.connect();
+    // A hundred agents of one owner with no money (the refused-calls rule counts per agent), a URL, a priced tool; a victim owner
+    // for the admin requests.
+    const ownerId = (await postJson(`${base}/admin/owners`, { name: 'Fuzz owner' }, admin)).json['ownerId'] as string;
+    for (let i = 0; i < 100; i++) {
+      const agentId = (await postJson(`${base}/admin/owners/${ownerId}/agents`, { name: `fuzz-${i}` }, admin)).json['agentId'] as string;
+      credentials.push((await postJson(`${base}/admin/agents/${agentId}/credentials`, {}, admin)).json['credential'] as string);
+    }
+    expect((await postJson(`${base}/admin/mcp-urls`, { slug: 'fuzz', discoveryMode: 'search' }, admin)).status).toBe(201);
+    victim = (await postJson(`${base}/admin/owners`, { name: 'Victim owner' }, admin)).json['ownerId'] as string;
+    const priced = await fetch(`${base}/admin/tools/reverse_text`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ priceMinor: '100', asset: 'USDC' }) });
+    expect(priced.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await pg?.end();
+    await system?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const authorization = (r: FuzzRequest, i: number): Record<string, string> =>
+    ({ agent: { authorization: `Bearer ${credentials[i % credentials.length]}` }, admin: { authorization: `Bearer ${admin}` }, 'bare-admin': { authorization: admin },
+      bogus: { authorization: 'Bearer tg_bogus0000000000000000000000000000' }, none: {} })[r.auth];
+
+  const send = async (r: FuzzRequest, i: number): Promise<Answer> => {
+    const t0 = Date.now();
+    try {
+      const res = await fetch(`${base}${r.path.replace('VICTIM', victim)}`, {
+        method: r.method, signal: AbortSignal.timeout(20_000),
+        headers: { ...authorization(r, i), ...(r.contentType ? { 'content-type': r.contentType } : {}), accept: 'application/json, text/event-stream' },
+        ...(r.body !== undefined ? { body: r.body } : {}),
+      });
+      return { status: res.status, text: await res.text(), ms: Date.now() - t0 };
+    } catch (err) {
+      return { status: 0, text: String(err), ms: Date.now() - t0, hung: true };
+    }
+  };
+
+  /** After a request that changed state, wait until what it set off (projections, events) has settled. */
+  const settled = async (): Promise<Map<string, string>> => {
+    let last = await state();
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const now = await state();
+      if (changed(last, now).length === 0) return now;
+      last = now;
+    }
+    return last;
+  };
+
+  it('answers every case without a 5xx, a hang, internal text, or a state change from a refusal', async () => {
+    const arbitrary = fc.oneof({ weight: 40, arbitrary: toolCall }, { weight: 25, arbitrary: jsonRpc }, { weight: 25, arbitrary: adminRequest }, { weight: 10, arbitrary: rawRequest });
+    const cases = fc.sample(arbitrary, { numRuns: CASES, seed: SEED });
+    const violations: { i: number; kind: string; request: string; answer: string }[] = [];
+    const counts: Record<string, { cases: number; refused: number; accepted: number }> = {};
+    const statuses: Record<string, number> = {};
+    const codes: Record<string, number> = {};
+    let before = await settled();
+    const t0 = Date.now();
+    for (const [i, r] of cases.entries()) {
+      const a = await send(r, i);
+      const refused = isRefusal(a);
+      const c = (counts[r.family] ??= { cases: 0, refused: 0, accepted: 0 });
+      c.cases++;
+      c[refused ? 'refused' : 'accepted']++;
+      statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+      if (refused) codes[`${r.family}: ${codeOf(a)}`] = (codes[`${r.family}: ${codeOf(a)}`] ?? 0) + 1;
+      const flag = (kind: string) => violations.push({ i, kind, request: JSON.stringify(r).slice(0, 400), answer: a.text.slice(0, 400) });
+      if (a.hung) flag('hang or connection failure');
+      else if (a.status >= 500) flag(`HTTP ${a.status}`);
+      if (/"code":\s*-32603/.test(a.text)) flag('JSON-RPC -32603 internal error');
+      if (INTERNAL_TEXT.test(a.text)) flag(`internal text: ${a.text.match(INTERNAL_TEXT)![0]}`);
+      const after = await state();
+      const diff = changed(before, after);
+      if (refused && diff.length > 0) flag(`state changed by a refused request: ${diff.join(', ')}`);
+      before = diff.length > 0 ? await settled() : after;
+    }
+    const ready = await fetch(`${base}/health/ready`);
+    const report = { cases: cases.length, seed: SEED, seconds: Math.round((Date.now() - t0) / 1000), counts, statuses, codes, violations: violations.length };
+    process.stdout.write(`\nfuzz report: ${JSON.stringify(report)}\n`);
+    expect(violations.slice(0, 20)).toEqual([]);
+    expect(cases.length).toBe(CASES);
+    expect({ exitCode: system.child.exitCode, signal: system.child.signalCode }).toEqual({ exitCode: null, signal: null });
+    expect(ready.status).toBe(200);
+  });
+});
