@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { EnvVar } from '@tollgate/config';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 
@@ -55,4 +55,12 @@ export class EmbeddedConfig {
   @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
   @IsString()
   LOG_LEVEL = 'info';
+
+  @EnvVar({ description: 'How search_tools ranks: hybrid (meaning and words; words only while the model is unavailable), lexical, or dense (evaluation baseline).' })
+  @IsIn(['hybrid', 'lexical', 'dense'])
+  GATEWAY_SEARCH_RANKING: 'hybrid' | 'lexical' | 'dense' = 'hybrid';
+
+  @EnvVar({ description: 'Folder holding the sentence-embedding model and its tokenizer (infra/models/model.sh fetch, run by npm ci, puts them there).' })
+  @IsString()
+  GATEWAY_SEARCH_MODEL_DIR = 'infra/models/.data/all-minilm-l6-v2-q';
 }

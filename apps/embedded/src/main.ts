@@ -65,6 +65,7 @@ async function main(): Promise<void> {
       EventTransportModule.forRoot(new PostgresLogTransport({ databaseUrl: pg.url, logger: logger.child({ component: 'event-log' }) })),
       HealthModule,
       GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
+        searchRanking: config.GATEWAY_SEARCH_RANKING, searchModelDir: config.GATEWAY_SEARCH_MODEL_DIR,
         policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000, upstreamCredentials }),
       ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken, upstreamCredentials }),

@@ -18,7 +18,8 @@ async function main(): Promise<void> {
       HealthModule,
       GatewayModule.register({ databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, adminToken: config.GATEWAY_ADMIN_TOKEN, callWaitMs: config.GATEWAY_CALL_WAIT_MS, callRecheckMs: config.GATEWAY_CALL_RECHECK_MS, callDeadlineMs: config.GATEWAY_CALL_DEADLINE_MS,
         cursorSecret: config.GATEWAY_CURSOR_SECRET ?? `derived:${config.GATEWAY_ADMIN_TOKEN}`, catalogPollMs: config.GATEWAY_CATALOG_POLL_MS,
-        policyTimeoutMs: config.GATEWAY_POLICY_TIMEOUT_MS, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS, ...(config.GATEWAY_POLICY_ROOT ? { policyRoot: config.GATEWAY_POLICY_ROOT } : {}) }),
+        policyTimeoutMs: config.GATEWAY_POLICY_TIMEOUT_MS, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
+        searchRanking: config.GATEWAY_SEARCH_RANKING, searchModelDir: config.GATEWAY_SEARCH_MODEL_DIR, ...(config.GATEWAY_POLICY_ROOT ? { policyRoot: config.GATEWAY_POLICY_ROOT } : {}) }),
     ],
   })
   class GatewayAppModule {}

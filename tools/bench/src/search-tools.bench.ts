@@ -11,18 +11,45 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as PgClient } from 'pg';
-import { CatalogIndex, FreeCallsService, type GatewayOptions, SearchToolsUseCase } from '@tollgate/gateway-service';
-import { freePort, startTsProcess, waitFor } from '@tollgate/testing';
+import { CatalogIndex, FreeCallsService, gatewayDataSourceOptions, type GatewayOptions, SearchToolsUseCase, SemanticIndex } from '@tollgate/gateway-service';
+import { HealthRegistry } from '@tollgate/observability';
+import { openServiceDataSource } from '@tollgate/persistence';
+import { createTestDatabase, freePort, startTsProcess, waitFor } from '@tollgate/testing';
 import { stats } from './bench-stats';
 import { generateCatalog, QUERIES } from './catalog-generator';
 
 const TOOLS = 10_000;
 
-async function inGateway() {
-  const options = { cursorSecret: 'bench', catalogPollMs: 60_000 } as GatewayOptions;
-  const index = new CatalogIndex(undefined as never, options);
+/** The dense half on its own: embedding the catalog at sync (stored in a real PostgreSQL), and the index's memory. */
+async function embedCatalog(options: GatewayOptions) {
+  const db = await createTestDatabase('tollgate_bench_search');
+  const ds = await openServiceDataSource(gatewayDataSourceOptions(db.url));
+  const semantic = new SemanticIndex(ds, options, new HealthRegistry());
+  await semantic.onModuleInit();
+  if (semantic.state !== 'ready') throw new Error(`the model is not available: ${semantic.describe()}`);
+  const catalog = generateCatalog(TOOLS);
+  const heapBefore = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
   const t0 = performance.now();
-  index.replaceAll(generateCatalog(TOOLS));
+  await semantic.sync(catalog as never);
+  const embedMs = performance.now() - t0;
+  const vectorBytes = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers - heapBefore;
+  const t1 = performance.now();
+  const restarted = new SemanticIndex(ds, options, new HealthRegistry());
+  await restarted.onModuleInit();
+  await restarted.sync(catalog as never); // a restart: every vector comes from the table, none from the model
+  const reloadMs = performance.now() - t1;
+  return { semantic, catalog, figures: { embedAtSyncS: +(embedMs / 1000).toFixed(1), perToolMs: +(embedMs / TOOLS).toFixed(2), reloadAfterRestartMs: Math.round(reloadMs), heapGrowthMB: +(vectorBytes / 2 ** 20).toFixed(1),
+    // Each tool: one 384-float vector in the map and its row in the packed matrix the search scans.
+    vectorsMB: +((semantic.embeddedCount * 384 * 4 * 2) / 2 ** 20).toFixed(1) },
+    close: async () => { await ds.destroy(); await db.drop(); } };
+}
+
+async function inGateway(ranking: 'lexical' | 'hybrid') {
+  const options = { cursorSecret: 'bench', catalogPollMs: 60_000, searchRanking: ranking, searchModelDir: 'infra/models/.data/all-minilm-l6-v2-q' } as GatewayOptions;
+  const dense = ranking === 'hybrid' ? await embedCatalog(options) : undefined;
+  const index = new CatalogIndex(undefined as never, options, dense?.semantic);
+  const t0 = performance.now();
+  index.replaceAll(dense?.catalog ?? generateCatalog(TOOLS));
   const indexMs = performance.now() - t0;
   // No tool of the generated catalog has a free quota, so the free-call lookup never reaches a database here.
   const search = new SearchToolsUseCase(index, new FreeCallsService(undefined as never), undefined as never, options);
@@ -45,7 +72,8 @@ async function inGateway() {
   };
   const cold = await measure(true);
   const warm = await measure(false);
-  return { indexBuildMs: +indexMs.toFixed(1), cold, warm };
+  await dense?.close();
+  return { ranking, indexBuildMs: +indexMs.toFixed(1), ...(dense ? { dense: dense.figures } : {}), cold, warm };
 }
 
 async function endToEnd() {
@@ -114,11 +142,15 @@ function* chunks<T>(a: T[], size: number): Generator<T[]> {
 }
 
 async function main(): Promise<void> {
-  const inside = await inGateway();
-  process.stdout.write(`search_tools inside the gateway (${TOOLS} tools, detail=summary), index built in ${inside.indexBuildMs} ms\n`);
-  for (const [k, v] of Object.entries({ 'new query (cold)': inside.cold, 'repeated query / next page (warm)': inside.warm })) {
-    process.stdout.write(`  ${k}: p50 ${v.p50Ms} ms, p99 ${v.p99Ms} ms, ${v.throughputPerS}/s\n`);
+  const insides = [await inGateway('hybrid'), await inGateway('lexical')];
+  for (const inside of insides) {
+    process.stdout.write(`search_tools inside the gateway, ${inside.ranking} (${TOOLS} tools, detail=summary), index built in ${inside.indexBuildMs} ms\n`);
+    if (inside.dense) process.stdout.write(`  embedding ${TOOLS} tools at sync: ${inside.dense.embedAtSyncS} s (${inside.dense.perToolMs} ms/tool); after a restart ${inside.dense.reloadAfterRestartMs} ms from the table; vectors ${inside.dense.vectorsMB} MB (heap grew ${inside.dense.heapGrowthMB} MB)\n`);
+    for (const [k, v] of Object.entries({ 'new query (cold)': inside.cold, 'repeated query / next page (warm)': inside.warm })) {
+      process.stdout.write(`  ${k}: p50 ${v.p50Ms} ms, p99 ${v.p99Ms} ms, ${v.throughputPerS}/s\n`);
+    }
   }
+  const inside = { hybrid: insides[0], lexical: insides[1] };
   if (process.env["BENCH_INSIDE_ONLY"]) return;
   const e2e = await endToEnd();
   process.stdout.write(`search_tools end to end (Streamable HTTP, embedded): sequential p50 ${e2e.sequential.p50Ms} ms, p99 ${e2e.sequential.p99Ms} ms, ${e2e.sequential.throughputPerS}/s; 8 concurrent p50 ${e2e.concurrency8.p50Ms} ms, p99 ${e2e.concurrency8.p99Ms} ms, ${e2e.concurrency8.throughputPerS}/s\n`);

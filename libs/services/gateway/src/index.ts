@@ -8,3 +8,6 @@ export * from './lib/gateway-app.config';
 export { CatalogIndex } from './lib/catalog/catalog-index.service';
 export { FreeCallsService } from './lib/catalog/free-calls.service';
 export { SearchToolsUseCase } from './lib/search-tools/search-tools.usecase';
+export { SemanticIndex } from './lib/semantic-search/semantic-index.service';
+export * from './lib/semantic-search/hybrid-ranking';
+export { SentenceEncoder } from './lib/semantic-search/sentence-encoder';

@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { CommonConfig, EnvVar } from '@tollgate/config';
 
 /** Every variable the gateway app reads, validated at boot. */
@@ -46,4 +46,12 @@ export class GatewayAppConfig extends CommonConfig {
   @EnvVar({ description: 'Proxies trusted to state the client address in X-Forwarded-For (comma-separated addresses, CIDRs, or loopback / linklocal / uniquelocal); empty: none, the socket peer is the client. Used for the failed-authentication limit.', example: '' })
   @Matches(/^[0-9A-Za-z.:/,\s]*$/, { message: 'must be a comma-separated list of addresses, CIDRs or loopback/linklocal/uniquelocal' })
   GATEWAY_TRUSTED_PROXIES = '';
+
+  @EnvVar({ description: 'How search_tools ranks: hybrid (meaning and words; words only while the model is unavailable), lexical, or dense (evaluation baseline).' })
+  @IsIn(['hybrid', 'lexical', 'dense'])
+  GATEWAY_SEARCH_RANKING: 'hybrid' | 'lexical' | 'dense' = 'hybrid';
+
+  @EnvVar({ description: 'Folder holding the sentence-embedding model and its tokenizer (infra/models/model.sh fetch, run by npm ci, puts them there).' })
+  @IsString()
+  GATEWAY_SEARCH_MODEL_DIR = 'infra/models/.data/all-minilm-l6-v2-q';
 }

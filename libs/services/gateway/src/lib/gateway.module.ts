@@ -13,6 +13,7 @@ import { CallWaiters } from './call-tool/call-waiters.service';
 import { DeviceSignInUseCase } from './sign-in/device-sign-in.usecase';
 import { OwnerKeysController, SignInController } from './sign-in/sign-in.controller';
 import { CatalogIndex } from './catalog/catalog-index.service';
+import { SemanticIndex } from './semantic-search/semantic-index.service';
 import { FreeCallsService } from './catalog/free-calls.service';
 import { GetToolUseCase } from './get-tool/get-tool.usecase';
 import { ListToolsUseCase } from './list-tools/list-tools.usecase';
@@ -44,6 +45,7 @@ export class GatewayModule {
         CallToolUseCase,
         CallWaiters,
         CatalogIndex,
+        SemanticIndex,
         AccessPolicyService,
         DeviceSignInUseCase,
         PolicyToolsHost,

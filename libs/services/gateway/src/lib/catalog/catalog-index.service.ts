@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import MiniSearch from 'minisearch';
 import { Client } from 'pg';
@@ -6,6 +6,8 @@ import { type DataSource } from 'typeorm';
 import { createLogger } from '@tollgate/observability';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
+import { DEFAULT_HYBRID_WEIGHTS, type HybridCandidate, hybridRank, normalised } from '../semantic-search/hybrid-ranking';
+import { type Nearest, SemanticIndex } from '../semantic-search/semantic-index.service';
 import { CATALOG_CHANGED_CHANNEL } from '../sync-catalog/sync-catalog.usecase';
 import { type CatalogTool } from './catalog-access';
 
@@ -13,6 +15,19 @@ const logger = createLogger(GATEWAY);
 
 /** Words that carry no meaning for ranking ("weather forecast FOR A city"). */
 const STOP_WORDS = new Set(['a', 'an', 'and', 'the', 'for', 'of', 'to', 'in', 'on', 'by', 'with', 'from', 'at', 'or', 'is', 'it', 'me', 'my', 'i', 'this', 'that']);
+
+/** Two lists sorted by score (best first) merged into one. */
+function mergeByScore<T extends { score: number }>(a: T[], b: T[]): T[] {
+  if (b.length === 0) return a;
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i]!.score >= b[j]!.score) ? a[i++]! : b[j++]!);
+  return out;
+}
+
+/** Lexical matches (best first) whose cosine is computed when they are not among the nearest tools. */
+const LEXICAL_WITH_COSINE = 300;
 
 /** Distinct queries whose ranking is kept until the catalog changes (cursor pages and repeated searches reuse it). */
 const RANKING_CACHE_SIZE = 500;
@@ -24,8 +39,10 @@ export interface Ranked {
 
 /**
  * The catalog in memory, with a MiniSearch full-text index (BM25+ over name,
- * summary, tags, category and description, with prefix and fuzzy matching),
- * so search_tools never touches the database for ranking. Every instance
+ * summary, tags, category and description, with prefix and fuzzy matching)
+ * and, when the model is loaded, the tools' sentence embeddings (SemanticIndex),
+ * combined by `hybridRank` — so search_tools never touches the database for
+ * ranking. Every instance
  * keeps its own copy, loaded from the read model and reloaded when any
  * instance commits a catalog change (PostgreSQL LISTEN/NOTIFY), with a slow
  * poll as a safety net.
@@ -34,6 +51,9 @@ export interface Ranked {
 export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   private byName = new Map<string, CatalogTool>();
   private byId = new Map<string, CatalogTool>();
+  /** Active tools' normalised names, kept for the hybrid ranking's exact-name test. */
+  private norms = new Map<string, { norm: string; words: string[] }>();
+  private byNorm = new Map<string, string>();
   /** Active tools by name, for an empty query; and every active tool's category. Both rebuilt on reload. */
   private sorted: CatalogTool[] = [];
   private categories: string[] = [];
@@ -49,6 +69,7 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
+    @Optional() private readonly semantic?: SemanticIndex,
   ) {}
 
   static emptyIndex(): MiniSearch<CatalogTool> {
@@ -96,27 +117,62 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Every tool matching `query` that `keep` lets through, best first. An empty query matches all, by name. */
-  rank(query: string, keep: (t: CatalogTool) => boolean): Ranked[] {
+  async rank(query: string, keep: (t: CatalogTool) => boolean): Promise<Ranked[]> {
     if (query.trim() === '') return this.sorted.filter(keep).map((tool) => ({ tool, score: 0 }));
     const out: Ranked[] = [];
-    for (const hit of this.hits(query)) {
+    for (const hit of await this.hits(query)) {
       const tool = this.byId.get(hit.id);
       if (tool && keep(tool)) out.push({ tool, score: hit.score });
     }
     return out;
   }
 
-  private hits(query: string): { id: string; score: number }[] {
+  private async hits(query: string): Promise<{ id: string; score: number }[]> {
     const cached = this.rankings.get(query);
     if (cached) return cached;
+    const generation = this.index;
+    const lexical = this.lexicalHits(query);
+    const dense = this.options.searchRanking === 'lexical' ? undefined : await this.semantic?.nearest(query);
+    const hits = dense ? this.combined(query, lexical, dense) : lexical;
+    if (generation !== this.index) return hits; // the catalog was reloaded meanwhile: do not cache a stale ranking
+    if (this.rankings.size >= RANKING_CACHE_SIZE) this.rankings.delete(this.rankings.keys().next().value!);
+    this.rankings.set(query, hits);
+    return hits;
+  }
+
+  private lexicalHits(query: string): { id: string; score: number }[] {
     // Any word matches (BM25+ ranks tools matching more words first); typos ("weathr") only when nothing matched,
     // since fuzzy matching costs several times more (scoring is about a microsecond per matching tool).
     let found = this.index.search(query);
     if (found.length === 0) found = this.index.search(query, { fuzzy: (term) => (term.length >= 4 ? 0.25 : false), maxFuzzy: 2 });
-    const hits = found.map((h) => ({ id: h.id as string, score: Math.round(h.score * 1000) / 1000 }));
-    if (this.rankings.size >= RANKING_CACHE_SIZE) this.rankings.delete(this.rankings.keys().next().value!);
-    this.rankings.set(query, hits);
-    return hits;
+    return found.map((h) => ({ id: h.id as string, score: Math.round(h.score * 1000) / 1000 }));
+  }
+
+  /**
+   * Meaning and words together (`hybridRank`), or meaning alone in `dense` mode (the evaluation's baseline). The
+   * candidates: the nearest tools at the cosine floor, every lexical match, and the tool the query names exactly.
+   */
+  private combined(query: string, lexical: { id: string; score: number }[], dense: Nearest): { id: string; score: number }[] {
+    if (this.options.searchRanking === 'dense') {
+      return dense.top.filter((h) => this.norms.has(h.id)).map((h) => ({ id: h.id, score: Math.round(h.cos * 1000) / 1000 }));
+    }
+    const bm25 = new Map(lexical.map((h) => [h.id, h.score]));
+    const picked = new Map<string, HybridCandidate>();
+    const pick = (id: string, cos: number | null) => {
+      const t = this.byId.get(id);
+      const n = this.norms.get(id);
+      if (t && n && !picked.has(id)) picked.set(id, { id, name: t.name, norm: n.norm, nameWords: n.words, category: t.category, tags: t.tags, lexical: bm25.get(id) ?? 0, dense: cos });
+    };
+    for (const h of dense.top) if (h.cos >= DEFAULT_HYBRID_WEIGHTS.floor) pick(h.id, h.cos);
+    lexical.slice(0, LEXICAL_WITH_COSINE).forEach((h) => pick(h.id, dense.cosineOf(h.id)));
+    const exact = this.byNorm.get(normalised(query));
+    if (exact) pick(exact, dense.cosineOf(exact));
+    // The long tail of weak word matches (thousands, on a big catalog) stays in the results, scored by words alone,
+    // without going through the full ranking: it is already in order.
+    const best = lexical[0]?.score ?? 0;
+    const tail = lexical.slice(LEXICAL_WITH_COSINE).filter((h) => !picked.has(h.id) && this.norms.has(h.id))
+      .map((h) => ({ id: h.id, score: Math.round(((DEFAULT_HYBRID_WEIGHTS.lexical * h.score) / best) * 1000) / 1000 }));
+    return mergeByScore(hybridRank(query, [...picked.values()]), tail);
   }
 
   /** Every category among active tools (a URL without a scope can access all of them). */
@@ -132,9 +188,16 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
     this.rankings.clear();
     this.byName = new Map(tools.map((t) => [t.name, t]));
     this.byId = new Map(tools.map((t) => [t.toolId, t]));
+    this.norms = new Map(active.map((t) => {
+      const norm = normalised(t.name);
+      return [t.toolId, { norm, words: norm.split(' ').filter(Boolean) }];
+    }));
+    this.byNorm = new Map([...this.norms].map(([id, n]) => [n.norm, id]));
     this.sorted = active.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.categories = [...new Set(active.filter((t) => t.bindings.length > 0).map((t) => t.category))].sort();
     this.index = index;
+    // New or changed tools are embedded in the background; once done, rankings are recomputed with them.
+    void this.semantic?.sync(active).then(() => this.rankings.clear());
   }
 
   /** Called after this instance committed a catalog change; other instances hear the NOTIFY. */

@@ -84,7 +84,7 @@ export class SearchToolsUseCase {
   async page(caller: CallerIdentity, profile: UrlProfile, state: CursorState) {
     // Access is checked again on every page: the scope in force now decides, not the one of the first page.
     const accessible = (t: CatalogTool) => isAccessible(t, profile);
-    const ranked = this.catalog.rank(state.query, (t) => accessible(t) && (state.category === null || t.category === state.category));
+    const ranked = await this.catalog.rank(state.query, (t) => accessible(t) && (state.category === null || t.category === state.category));
     const categories = profile.scopeTools === null && profile.scopeCategories === null ? new Set(this.catalog.allCategories()) : new Set<string>();
     if (profile.scopeTools !== null || profile.scopeCategories !== null) for (const t of this.catalog.all()) if (accessible(t)) categories.add(t.category);
     const slice = ranked.slice(state.offset, state.offset + state.limit);
