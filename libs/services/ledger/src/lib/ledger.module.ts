@@ -13,6 +13,9 @@ import { ledgerDataSourceOptions } from './ledger.datasource-options';
 import { LedgerEventsHost } from './ledger-events.host';
 import { ProjectJournalUseCase } from './project-journal/project-journal.usecase';
 import { RecordTimelineUseCase } from './record-timeline/record-timeline.usecase';
+import { JournalController } from './query-journal/journal.controller';
+import { JournalRepository } from './query-journal/journal.repository';
+import { StatementUseCase } from './query-journal/statement.usecase';
 
 /** Ledger: read-side projections (call timelines, the double-entry journal) of every call-life and money topic, and the finance API behind finance tokens. Emits nothing. */
 @Module({})
@@ -21,10 +24,10 @@ export class LedgerModule {
     return {
       module: LedgerModule,
       imports: [serviceDatabaseModule(LEDGER, () => ledgerDataSourceOptions(options.databaseUrl))],
-      controllers: [CallsController, BalancesController, FinanceTokensController],
+      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController],
       providers: [
         { provide: LEDGER_OPTIONS, useValue: options }, adminTokenProvider(LEDGER_ADMIN, options.adminToken), FinanceTokensUseCase, FinanceAuthGuard,
-        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost],
+        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase],
     };
   }
 }

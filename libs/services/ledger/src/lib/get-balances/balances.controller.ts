@@ -1,14 +1,10 @@
 import { BadRequestException, Controller, ForbiddenException, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
 import { Caller, FinanceAuthGuard } from '../finance-access/finance-auth.guard';
 import { type FinanceCaller, mayReadAll, mayReadOwner } from '../finance-access/finance-caller';
-import { LEDGER } from '../ledger.constants';
+import { type AccountScope, JournalRepository } from '../query-journal/journal.repository';
 
 const outOfScope = () => new ForbiddenException({ code: 'FINANCE_SCOPE_FORBIDDEN', message: 'This finance token is limited to one owner; these accounts are outside it.' });
-
-interface BalanceRow { account: string; asset: string; balance: string }
 
 function asOfTime(asOf?: string): Date {
   if (asOf === undefined) return new Date();
@@ -28,15 +24,13 @@ function asOfTime(asOf?: string): Date {
 @Controller('balances')
 @UseGuards(FinanceAuthGuard)
 export class BalancesController {
-  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
+  constructor(private readonly journal: JournalRepository) {}
 
   @Get()
   async all(@Caller() caller: FinanceCaller, @Query('asOf') asOf?: string) {
     if (!mayReadAll(caller)) throw outOfScope();
     const at = asOfTime(asOf);
-    const rows: BalanceRow[] = await this.dataSource.query(
-      'SELECT account, asset, sum(amount)::text AS balance FROM ledger.journal_entry WHERE occurred_at <= $1 GROUP BY account, asset ORDER BY account, asset', [at],
-    );
+    const rows = await this.journal.balancesAsOf({ all: true }, at);
     const totals = new Map<string, bigint>();
     for (const r of rows) totals.set(r.asset, (totals.get(r.asset) ?? 0n) + BigInt(r.balance));
     return { asOf: at.toISOString(), accounts: rows, totals: [...totals].map(([asset, sum]) => ({ asset, sum: sum.toString() })) };
@@ -45,22 +39,17 @@ export class BalancesController {
   @Get('owners/:ownerId')
   owner(@Caller() caller: FinanceCaller, @Param('ownerId') ownerId: string, @Query('asOf') asOf?: string) {
     if (!mayReadOwner(caller, ownerId)) throw outOfScope();
-    return this.prefixed(`owner:${ownerId}:`, asOf);
+    return this.scoped({ ownerId }, asOf);
   }
 
   @Get('providers/:providerId')
   provider(@Caller() caller: FinanceCaller, @Param('providerId') providerId: string, @Query('asOf') asOf?: string) {
     if (!mayReadAll(caller)) throw outOfScope();
-    return this.prefixed(`provider:${providerId}:`, asOf);
+    return this.scoped({ providerId }, asOf);
   }
 
-  private async prefixed(prefix: string, asOf?: string) {
+  private async scoped(scope: AccountScope, asOf?: string) {
     const at = asOfTime(asOf);
-    const rows: BalanceRow[] = await this.dataSource.query(
-      `SELECT account, asset, sum(amount)::text AS balance FROM ledger.journal_entry
-        WHERE starts_with(account, $1) AND occurred_at <= $2 GROUP BY account, asset ORDER BY account, asset`,
-      [prefix, at],
-    );
-    return { asOf: at.toISOString(), accounts: rows };
+    return { asOf: at.toISOString(), accounts: await this.journal.balancesAsOf(scope, at) };
   }
 }

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { LEDGER } from '../ledger.constants';
+import { type JournalFilter, type JournalLine, type JournalPosition, whereOf } from './journal-query';
+
+export interface AccountBalance { account: string; asset: string; balance: string }
+
+interface LineRow { occurred_at: Date; recorded_at: Date; posting_id: string; seq: number; kind: string; intent_id: string | null; account: string; asset: string; amount: string }
+
+const toLine = (r: LineRow): JournalLine => ({
+  occurredAt: r.occurred_at.toISOString(), recordedAt: r.recorded_at.toISOString(), postingId: r.posting_id, seq: r.seq, kind: r.kind,
+  intentId: r.intent_id, account: r.account, asset: r.asset, amountMinor: r.amount,
+});
+
+/** Start of the UTC day of `t`. */
+const dayStart = (t: Date) => new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate()));
+
+/** Which accounts a balance or statement covers: all, one owner's, one provider's. */
+export type AccountScope = { all: true } | { ownerId: string } | { providerId: string };
+
+const scopeSql = (s: AccountScope, n: number): { sql: string; params: unknown[] } =>
+  'all' in s ? { sql: 'TRUE', params: [] } : { sql: `starts_with(account, $${n})`, params: ['ownerId' in s ? `owner:${s.ownerId}:` : `provider:${s.providerId}:`] };
+
+/** The journal's reads for finance: pages in the stable order, balances as of a time, statement lines. */
+@Injectable()
+export class JournalRepository {
+  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
+
+  /** Up to `limit` entries after `after`, in the stable order (effective time, posting, line). */
+  async page(filter: JournalFilter, after: JournalPosition | undefined, limit: number): Promise<JournalLine[]> {
+    const { sql, params } = whereOf(filter, after);
+    const rows: LineRow[] = await this.dataSource.query(
+      `SELECT occurred_at, recorded_at, posting_id, seq, kind, intent_id, account, asset, amount::text AS amount FROM ledger.journal_entry ${sql}
+        ORDER BY occurred_at, posting_id, seq LIMIT ${Math.floor(limit)}`, params);
+    return rows.map(toLine);
+  }
+
+  /**
+   * Every account's balance (in scope) as of `asOf`, inclusive: the daily net movements before its day plus that day's
+   * entries up to it — a few hundred rows at most per account, whatever the journal's size.
+   */
+  async balancesAsOf(scope: AccountScope, asOf: Date, inclusive = true): Promise<AccountBalance[]> {
+    const s = scopeSql(scope, 3);
+    return this.dataSource.query(
+      `SELECT account, asset, sum(s)::text AS balance FROM (
+         SELECT account, asset, delta AS s FROM ledger.journal_day WHERE day < $1::date AND ${s.sql}
+         UNION ALL
+         SELECT account, asset, amount FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at ${inclusive ? '<=' : '<'} $2 AND ${s.sql}
+       ) x GROUP BY account, asset ORDER BY account, asset`,
+      [dayStart(asOf), asOf, ...s.params]);
+  }
+
+  /** Balances of everything before `t`, exclusive (a statement's opening at `from`, its closing at `to`). */
+  balancesBefore(scope: AccountScope, t: Date): Promise<AccountBalance[]> {
+    return this.balancesAsOf(scope, t, false);
+  }
+
+  /** Every entry matching `filter`, in the stable order, fetched a page at a time (memory stays flat). */
+  async *all(filter: JournalFilter, pageSize = 2000): AsyncGenerator<JournalLine> {
+    let after: JournalPosition | undefined;
+    for (;;) {
+      const page = await this.page(filter, after, pageSize);
+      yield* page;
+      if (page.length < pageSize) return;
+      const last = page[page.length - 1]!;
+      after = { occurredAt: last.occurredAt, postingId: last.postingId, seq: last.seq };
+    }
+  }
+}

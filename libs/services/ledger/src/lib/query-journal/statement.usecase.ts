@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { csvLine, csvOf, type JournalFilter, type JournalLine } from './journal-query';
+import { type AccountBalance, type AccountScope, JournalRepository } from './journal.repository';
+
+/** Lines a JSON statement carries; the CSV form streams every line. */
+export const STATEMENT_JSON_LINES = 10_000;
+
+export interface StatementAccount { account: string; asset: string; opening: string; movements: string; closing: string }
+
+/** Opening + movements per account and asset (pure): the closing balances a statement must show. */
+export function statementAccounts(opening: readonly AccountBalance[], closing: readonly AccountBalance[]): StatementAccount[] {
+  const key = (b: { account: string; asset: string }) => `${b.account}\u0000${b.asset}`;
+  const open = new Map(opening.map((b) => [key(b), BigInt(b.balance)]));
+  const close = new Map(closing.map((b) => [key(b), BigInt(b.balance)]));
+  const keys = [...new Set([...open.keys(), ...close.keys()])].sort();
+  return keys.map((k) => {
+    const [account, asset] = k.split('\u0000') as [string, string];
+    const o = open.get(k) ?? 0n;
+    const c = close.get(k) ?? 0n;
+    return { account, asset, opening: o.toString(), movements: (c - o).toString(), closing: c.toString() };
+  });
+}
+
+const filterOf = (scope: AccountScope, from: Date, to: Date): JournalFilter =>
+  ({ ...('ownerId' in scope ? { ownerId: scope.ownerId } : 'providerId' in scope ? { providerId: scope.providerId } : {}), from, to });
+
+/** Statements for [from, to): opening balances, the period's lines, closing balances (opening + lines). */
+@Injectable()
+export class StatementUseCase {
+  constructor(private readonly journal: JournalRepository) {}
+
+  async json(scope: AccountScope, from: Date, to: Date) {
+    const [opening, closing] = await Promise.all([this.journal.balancesBefore(scope, from), this.journal.balancesBefore(scope, to)]);
+    const lines: JournalLine[] = await this.journal.page(filterOf(scope, from, to), undefined, STATEMENT_JSON_LINES + 1);
+    return {
+      ...scope, from: from.toISOString(), to: to.toISOString(), accounts: statementAccounts(opening, closing),
+      lines: lines.slice(0, STATEMENT_JSON_LINES), linesTruncated: lines.length > STATEMENT_JSON_LINES,
+    };
+  }
+
+  csvHeader(): string {
+    return csvLine(['row', 'occurred_at', 'recorded_at', 'posting_id', 'seq', 'kind', 'intent_id', 'account', 'asset', 'amount_minor']);
+  }
+
+  /** `opening` rows (at from), every `line`, `closing` rows (at to), for each account and asset. */
+  async *csv(scope: AccountScope, from: Date, to: Date): AsyncGenerator<string> {
+    const [opening, closing] = await Promise.all([this.journal.balancesBefore(scope, from), this.journal.balancesBefore(scope, to)]);
+    const accounts = statementAccounts(opening, closing);
+    for (const a of accounts) yield csvLine(['opening', from.toISOString(), null, null, null, null, null, a.account, a.asset, a.opening]);
+    for await (const l of this.journal.all(filterOf(scope, from, to))) yield `line,${csvOf(l)}`;
+    for (const a of accounts) yield csvLine(['closing', to.toISOString(), null, null, null, null, null, a.account, a.asset, a.closing]);
+  }
+}
