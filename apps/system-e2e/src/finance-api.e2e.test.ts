@@ -46,10 +46,12 @@ describe('finance API: journal, CSV, statements (issue 13 point 2)', () => {
     await fetch(`${base}/admin/tools/reverse_text`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ priceMinor: '100', asset: 'USDC' }) });
     expect((await postJson(`${base}/admin/owners/${ownerA}/deposits`, { reference: 'bank-1', amount: { amountMinor: '1000', asset: 'USDC' } }, admin)).status).toBe(201);
     agent = await connectAgent(`${base}/mcp/fin`, credential);
-    const paid = await waitFor('the paid call', async () => {
-      const r = (await callThrough(agent, 'reverse_text', { text: 'abc' }, `fin-${Date.now()}`)) as CallToolResult;
-      return errorOf(r) ? undefined : r;
-    }, 60_000, 500);
+    await waitFor('the price in the catalog', async () => {
+      const r = (await agent.callTool({ name: 'get_tool', arguments: { name: 'reverse_text' } })) as CallToolResult;
+      return !errorOf(r) && (r.structuredContent as { price: unknown }).price !== null;
+    }, 60_000, 300);
+    const paid = (await callThrough(agent, 'reverse_text', { text: 'abc' }, 'fin-1')) as CallToolResult;
+    expect(errorOf(paid)).toBeUndefined();
     intentId = receiptOf(paid)!.intentId;
     for (const [k, ownerId] of [['all', undefined], ['a', ownerA], ['b', ownerB]] as const) {
       tokens[k] = (await postJson(`${base}/admin/finance-tokens`, { label: k, ...(ownerId ? { ownerId } : {}) }, admin)).json['token'] as string;
