@@ -41,10 +41,10 @@ async function main(): Promise<void> {
     for (let done = 0; done < ENTRIES; done += 100_000) {
       await ds.query(
         `INSERT INTO ledger.journal_entry (posting_id, seq, kind, intent_id, account, asset, amount, occurred_at, event_id)
-         SELECT 'dep:' || (($1 + g) / 2), ($1 + g) % 2, 'deposit', NULL,
-                CASE WHEN ($1 + g) % 2 = 0 THEN 'owner:o' || ((($1 + g) / 2) % ${OWNERS}) || ':available' ELSE 'external' END, 'USDC',
-                CASE WHEN ($1 + g) % 2 = 0 THEN 100 ELSE -100 END,
-                to_timestamp(${T0 / 1000} + ((($1 + g) / 2) * 7919 % (${DAYS} * 86400))), gen_random_uuid()
+         SELECT 'dep:' || (($1::bigint + g) / 2), ($1::bigint + g) % 2, 'deposit', NULL,
+                CASE WHEN ($1::bigint + g) % 2 = 0 THEN 'owner:o' || ((($1::bigint + g) / 2) % ${OWNERS}) || ':available' ELSE 'external' END, 'USDC',
+                CASE WHEN ($1::bigint + g) % 2 = 0 THEN 100 ELSE -100 END,
+                to_timestamp(${T0 / 1000} + ((($1::bigint + g) / 2) * 7919 % (${DAYS} * 86400))), gen_random_uuid()
            FROM generate_series(0, 99999) g`, [done]);
     }
     await ds.query('ANALYZE ledger.journal_entry; ANALYZE ledger.journal_day');

@@ -19,8 +19,9 @@ const dayStart = (t: Date) => new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMont
 /** Which accounts a balance or statement covers: all, one owner's, one provider's. */
 export type AccountScope = { all: true } | { ownerId: string } | { providerId: string };
 
+/** The condition selecting a scope's rows, on the owner and provider columns both tables index (never a prefix scan). */
 const scopeSql = (s: AccountScope, n: number): { sql: string; params: unknown[] } =>
-  'all' in s ? { sql: 'TRUE', params: [] } : { sql: `starts_with(account, $${n})`, params: ['ownerId' in s ? `owner:${s.ownerId}:` : `provider:${s.providerId}:`] };
+  'all' in s ? { sql: 'TRUE', params: [] } : 'ownerId' in s ? { sql: `owner_id = $${n}`, params: [s.ownerId] } : { sql: `provider_id = $${n}`, params: [s.providerId] };
 
 /** The journal's reads for finance: pages in the stable order, balances as of a time, statement lines. */
 @Injectable()
