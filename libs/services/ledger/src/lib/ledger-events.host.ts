@@ -6,6 +6,7 @@ import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
 import { LEDGER, LEDGER_OPTIONS } from './ledger.constants';
+import { ArchiveEventUseCase } from './archive-events/archive-event.usecase';
 import { ProjectJournalUseCase } from './project-journal/project-journal.usecase';
 import { RecordTimelineUseCase } from './record-timeline/record-timeline.usecase';
 
@@ -18,12 +19,14 @@ export class LedgerEventsHost extends ServiceEventsHost {
     health: HealthRegistry,
     private readonly record: RecordTimelineUseCase,
     private readonly journal: ProjectJournalUseCase,
+    private readonly archive: ArchiveEventUseCase,
   ) {
     super(serviceEventsSettings(LEDGER, { dataSource, transport, health, options }));
   }
 
   protected consumers() {
-    // One consumer: the timeline entry (call-life events) and the journal postings (money events). A projection is off
+    // One consumer: the archive (every event, hash-chained), the timeline entry (call-life events) and the journal
+    // postings (money events). A projection is off
     // the critical path, so it lingers to apply many events per transaction.
     return [
       {
@@ -32,10 +35,14 @@ export class LedgerEventsHost extends ServiceEventsHost {
         handlers: [
           ...(CallLifeEvents as readonly EventDefinition<{ intentId: string }>[]).map((event) =>
             on(event, async ({ manager, envelope, payload }) => {
+              await this.archive.append(manager, event.topic, envelope);
               await this.record.execute(manager, event, envelope, payload.intentId);
               await this.journal.project(manager, envelope, payload);
             })),
-          ...MoneyEvents.map((event) => on(event as EventDefinition<object>, ({ manager, envelope, payload }) => this.journal.project(manager, envelope, payload))),
+          ...MoneyEvents.map((event) => on(event as EventDefinition<object>, async ({ manager, envelope, payload }) => {
+            await this.archive.append(manager, event.topic, envelope);
+            await this.journal.project(manager, envelope, payload);
+          })),
         ],
       },
     ];

@@ -14,6 +14,9 @@ import { LedgerEventsHost } from './ledger-events.host';
 import { ProjectJournalUseCase } from './project-journal/project-journal.usecase';
 import { RecordTimelineUseCase } from './record-timeline/record-timeline.usecase';
 import { JournalController } from './query-journal/journal.controller';
+import { ArchiveController } from './archive-events/archive.controller';
+import { ArchiveEventUseCase } from './archive-events/archive-event.usecase';
+import { VerifyArchiveUseCase } from './archive-events/verify-archive.usecase';
 import { JournalRepository } from './query-journal/journal.repository';
 import { StatementUseCase } from './query-journal/statement.usecase';
 
@@ -24,10 +27,10 @@ export class LedgerModule {
     return {
       module: LedgerModule,
       imports: [serviceDatabaseModule(LEDGER, () => ledgerDataSourceOptions(options.databaseUrl))],
-      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController],
+      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController, ArchiveController],
       providers: [
         { provide: LEDGER_OPTIONS, useValue: options }, adminTokenProvider(LEDGER_ADMIN, options.adminToken), FinanceTokensUseCase, FinanceAuthGuard,
-        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase],
+        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase, ArchiveEventUseCase, VerifyArchiveUseCase],
     };
   }
 }

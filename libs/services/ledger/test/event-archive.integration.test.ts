@@ -1,0 +1,69 @@
+/**
+ * Issue 13 point 1 on the real PostgreSQL: the ledger's archive appends every consumed event once, in a gapless
+ * hash chain, even from concurrent transactions; it refuses updates and deletes; and `verify` finds an event edited or
+ * removed behind its back (a superuser disabling the guard), naming the position.
+ */
+import { randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { type EventEnvelope } from '@tollgate/contracts';
+import { openServiceDataSource } from '@tollgate/persistence';
+import { createTestDatabase } from '@tollgate/testing';
+import { ArchiveEventUseCase } from '../src/lib/archive-events/archive-event.usecase';
+import { VerifyArchiveUseCase } from '../src/lib/archive-events/verify-archive.usecase';
+import { ledgerDataSourceOptions } from '../src/lib/ledger.datasource-options';
+
+jest.setTimeout(60_000);
+
+const envelope = (i: number): EventEnvelope => ({
+  eventId: randomUUID(), type: 'PaymentHeld', version: 1, key: `intent-${i % 7}`, occurredAt: new Date(1_800_000_000_000 + i).toISOString(), producer: 'payment',
+  payload: { intentId: `intent-${i % 7}`, amount: { amountMinor: String(100 + i), asset: 'USDC' } },
+});
+
+describe('event archive (issue 13 point 1)', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+  const archive = new ArchiveEventUseCase();
+  let verify: VerifyArchiveUseCase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tollgate_archive');
+    ds = await openServiceDataSource(ledgerDataSourceOptions(db.url));
+    verify = new VerifyArchiveUseCase(ds);
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  it('appends each event once, from concurrent transactions, in a chain that verifies', async () => {
+    const events = Array.from({ length: 200 }, (_, i) => envelope(i));
+    // Eight transactions at once, each archiving its share — and every event a second time (a redelivery).
+    await Promise.all(Array.from({ length: 8 }, (_, t) => ds.transaction(async (m) => {
+      for (const e of events.filter((_, i) => i % 8 === t)) {
+        await archive.append(m, 'payment.payment.held.v1', e);
+        await archive.append(m, 'payment.payment.held.v1', e);
+      }
+    })));
+    expect(await ds.query('SELECT count(*)::int AS n, max(position)::int AS last FROM ledger.event_archive')).toEqual([{ n: 200, last: 200 }]);
+    const verdict = await verify.verify();
+    expect(verdict).toMatchObject({ ok: true, rows: 200, head: { position: 200 } });
+  });
+
+  it('refuses updates and deletes', async () => {
+    await expect(ds.query(`UPDATE ledger.event_archive SET event_text = 'x' WHERE position = 1`)).rejects.toThrow(/append-only/);
+    await expect(ds.query('DELETE FROM ledger.event_archive WHERE position = 2')).rejects.toThrow(/append-only/);
+  });
+
+  it('finds an event edited or removed behind the guard, at its position', async () => {
+    const head = (await verify.verify()).head;
+    await ds.query('ALTER TABLE ledger.event_archive DISABLE TRIGGER event_archive_append_only');
+    await ds.query(`UPDATE ledger.event_archive SET event_text = regexp_replace(event_text, '"amountMinor":"(\\d+)"', '"amountMinor":"9\\1"') WHERE position = 51`);
+    const edited = await verify.verify();
+    expect(edited).toMatchObject({ ok: false, rows: 50, problem: { position: 51, kind: 'hash_mismatch' } });
+    await ds.query(`UPDATE ledger.event_archive SET event_text = regexp_replace(event_text, '"amountMinor":"9(\\d+)"', '"amountMinor":"\\1"') WHERE position = 51`);
+    expect(await verify.verify()).toMatchObject({ ok: true, head });
+    await ds.query('DELETE FROM ledger.event_archive WHERE position = 120');
+    expect(await verify.verify()).toMatchObject({ ok: false, problem: { position: 121, kind: 'gap', expected: 120 } });
+    await ds.query('ALTER TABLE ledger.event_archive ENABLE TRIGGER event_archive_append_only');
+  });
+});
