@@ -110,6 +110,19 @@ describe('embedded mode (npm start): one call end to end', () => {
     });
   });
 
+  it('serves Prometheus metrics to a local scrape: calls by outcome, HTTP latency, readiness figures (issue 13 point 5)', async () => {
+    await callToolWhenListed(agent, 'word_count', { text: 'metrics please' });
+    const res = await fetch(`${base}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await res.text();
+    expect(text).toMatch(/^tollgate_calls_total\{outcome="ok",code=""\} [1-9]/m);
+    expect(text).toMatch(/^tollgate_call_duration_seconds_count\{outcome="ok"\} [1-9]/m);
+    expect(text).toMatch(/^tollgate_http_request_duration_seconds_count\{method="POST",route="\/mcp\/:slug",status="2xx"\} [1-9]/m);
+    expect(text).toMatch(/^tollgate_figure\{name="gateway\.search\.toolsEmbedded"\} \d+/m);
+    expect(text).toMatch(/^tollgate_process_cpu_seconds_total /m);
+  });
+
   it('refuses a bad credential and an unknown URL with the spec codes', async () => {
     const bad = await fetch(demo.mcpUrl, { method: 'POST', headers: { authorization: 'Bearer tg_wrong', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(bad.status).toBe(401);

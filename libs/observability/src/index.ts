@@ -3,3 +3,5 @@ export * from './lib/logger';
 export * from './lib/nest-logger';
 export * from './lib/health/health-registry.service';
 export * from './lib/health/health.module';
+export * from './lib/metrics/metrics';
+export { mayScrape } from './lib/metrics/metrics.controller';

@@ -4,7 +4,7 @@ import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { createLogger, NestPinoLogger, type Logger } from '@tollgate/observability';
+import { createLogger, httpRequestSeconds, NestPinoLogger, type Logger } from '@tollgate/observability';
 
 export interface StartOptions {
   service: string;
@@ -40,7 +40,7 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol (issue 12): JSON-RPC -32700
   // on the MCP routes, a problem document elsewhere — never the parser's text with the request's bytes.
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: false });
-  app.use(refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseDeepBody);
+  app.use(timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseDeepBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
@@ -84,6 +84,16 @@ function boundSlowConnections(server: Server, headTimeoutMs: number): void {
     socket.once('close', () => clearTimeout(timer));
   });
   server.on('request', (req: { socket: Socket }) => clearTimeout(pending.get(req.socket)));
+}
+
+/** Every request's latency by method, route pattern (never the raw path: bounded labels) and status class. */
+function timeRequests(req: Request, res: Response, next: NextFunction): void {
+  const end = httpRequestSeconds.startTimer();
+  res.once('finish', () => {
+    const route = (req.route as { path?: string } | undefined)?.path;
+    end({ method: req.method.slice(0, 8), route: route ? `${req.baseUrl}${route}` : 'unmatched', status: `${Math.floor(res.statusCode / 100)}xx` });
+  });
+  next();
 }
 
 /** How deep a request body may nest on the HTTP APIs (the MCP routes check tool arguments themselves, per field). */

@@ -13,6 +13,7 @@ import { invalidParams } from './invalid-params';
 import { unsafeInput } from './safe-input';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { CallToolUseCase } from '../call-tool/call-tool.usecase';
+import { measuredCall } from './call-metrics';
 import { GetToolUseCase } from '../get-tool/get-tool.usecase';
 import { GATEWAY } from '../gateway.constants';
 import { CALL_TOOL_INPUT, checkArguments, HOSTED_TOOLS, invalidArguments } from '../hosted-tools/hosted-tools';
@@ -156,10 +157,10 @@ export class McpController {
         if (bad) return bad;
         const inner = args as { name: string; arguments?: Record<string, unknown> };
         if (HOSTED.has(inner.name)) return invalidArguments([{ field: 'name', problem: 'must be a catalog tool; call discovery tools directly' }]);
-        return this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta, policies);
+        return measuredCall(this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta, policies));
       }
       default:
-        return this.callTool.execute(caller, profile, name, args ?? {}, meta, policies);
+        return measuredCall(this.callTool.execute(caller, profile, name, args ?? {}, meta, policies));
     }
   }
 }
