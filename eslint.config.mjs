@@ -30,8 +30,9 @@ const scopes = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'l
 const scopeRules = [
   ...scopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: [`scope:${s}`, 'scope:shared'] })),
   { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-  // The embedded host composes every service module in one process; it is the only project that may.
+  // The embedded host composes every service module in one process; the benchmarks measure every service's code.
   { sourceTag: 'scope:embedded', onlyDependOnLibsWithTags: ['*'] },
+  { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['*'] },
 ];
 
 const boundaries = (allowTesting) => ({
