@@ -174,6 +174,12 @@ describe('embedded mode (npm start): one call end to end', () => {
       const init = await rpc('{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"x":1}}');
       expect(JSON.parse(init.text)).toMatchObject({ id: 4, error: { code: -32602, message: 'Invalid params' } });
       expect(init.text).not.toMatch(/invalid_type|"expected"/);
+      // Found after the fuzz run, by hand: a NUL in an admin or sign-in body reached PostgreSQL (500).
+      for (const [p, body] of [['/admin/owners', '{"name":"a\\u0000b"}'], ['/signin/device', '{"deviceName":"a\\u0000b","slug":"demo"}'], ['/admin/owners', '{"name":"\\ud800"}']]) {
+        const r = await fetch(`${base}${p}`, { method: 'POST', headers: { authorization: `Bearer ${demo.adminToken}`, 'content-type': 'application/json' }, body });
+        expect({ p, status: r.status }).toEqual({ p, status: 400 });
+        expect(await r.json()).toMatchObject({ title: 'Bad Request', detail: expect.stringMatching(/NUL character or a lone surrogate/) });
+      }
       const deep = await fetch(`${base}/admin/owners`, { method: 'POST', headers: { authorization: `Bearer ${demo.adminToken}`, 'content-type': 'application/json' }, body: `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}` });
       expect(deep.status).toBe(400);
       expect(await deep.json()).toMatchObject({ title: 'Bad Request', status: 400, detail: expect.stringMatching(/nests deeper/) });

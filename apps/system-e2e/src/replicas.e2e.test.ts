@@ -34,7 +34,13 @@ describe('replicas: two instances of every service (issue 11)', () => {
     ownerId = (await postJson(`${gw}/admin/owners`, { name: 'Replicas owner' }, token)).json['ownerId'] as string;
     expect((await postJson(`${gw}/admin/mcp-urls`, { slug: 'replicas', discoveryMode: 'search' }, token)).status).toBe(201);
     const providers = `${system.url('sample-providers')}/providers`;
-    expect((await postJson(`${system.url('discovery')}/admin/providers`, { providerId: 'text-tools', endpoint: `${providers}/text-tools/mcp` }, token)).json['ok']).toBe(true);
+    // Registration syncs the provider at once; with twelve processes starting, the first sync may still time out — it
+    // is idempotent, so it is retried (seen once in a full run; the body is in the error if it never succeeds).
+    await waitFor('text-tools registered and synced', async () => {
+      const r = await postJson(`${system.url('discovery')}/admin/providers`, { providerId: 'text-tools', endpoint: `${providers}/text-tools/mcp` }, token);
+      if (r.json['ok'] !== true) throw new Error(JSON.stringify(r.json));
+      return true;
+    }, 60_000, 1000);
     for (const g of ['gateway', 'gateway-b']) {
       const a = await postJson(`${gw}/admin/owners/${ownerId}/agents`, { name: `agent via ${g}` }, token);
       const cred = (await postJson(`${gw}/admin/agents/${a.json['agentId']}/credentials`, {}, token)).json['credential'] as string;

@@ -112,6 +112,11 @@ async function endToEnd() {
       const r = await clients[0]!.callTool({ name: 'search_tools', arguments: { query: '', detail: 'names', limit: 1 } });
       return ((r.structuredContent as { total?: number })?.total ?? 0) >= TOOLS;
     }, 60_000, 500);
+    // The gateway embeds the new tools in the background: measure once it has (the figure readiness reports).
+    await waitFor('10,000 tools embedded', async () => {
+      const ready = (await (await fetch(`${base}/health/ready`)).json()) as { figures: Record<string, number | null>; statuses: Record<string, string> };
+      return (ready.figures['gateway.search.toolsEmbedded'] ?? 0) >= TOOLS || /^words only/.test(ready.statuses['gateway.search'] ?? '');
+    }, 300_000, 1000);
     const one = async (i: number) => {
       const start = performance.now();
       const r = await clients[i % clients.length]!.callTool({ name: 'search_tools', arguments: { query: QUERIES[i % QUERIES.length]!, detail: 'summary' } });

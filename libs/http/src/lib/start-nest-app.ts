@@ -40,7 +40,7 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol (issue 12): JSON-RPC -32700
   // on the MCP routes, a problem document elsewhere — never the parser's text with the request's bytes.
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: false });
-  app.use(timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseDeepBody);
+  app.use(timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseUnsafeBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
@@ -99,22 +99,31 @@ function timeRequests(req: Request, res: Response, next: NextFunction): void {
 /** How deep a request body may nest on the HTTP APIs (the MCP routes check tool arguments themselves, per field). */
 export const MAX_BODY_DEPTH = 32;
 
-/** Whether `value` nests deeper than `limit` (an iterative walk: a hostile body cannot overflow the stack here). */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
+/** A string PostgreSQL cannot store (NUL) or that is not text at all (a lone UTF-16 surrogate). */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why a parsed body cannot be accepted (too deep, or a key or string PostgreSQL cannot store), if it cannot. */
+export function unsafeBody(value: unknown, limit = MAX_BODY_DEPTH): string | undefined {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
+    if (typeof v === 'string' && UNSTORABLE.test(v)) return 'The request body holds a NUL character or a lone surrogate.';
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+    if (depth >= limit) return `The request body nests deeper than ${limit} levels.`;
+    for (const [k, child] of Object.entries(v)) {
+      if (UNSTORABLE.test(k)) return 'The request body holds a NUL character or a lone surrogate.';
+      stack.push([child, depth + 1]);
+    }
   }
-  return false;
+  return undefined;
 }
 
-/** A body nested past MAX_BODY_DEPTH never reaches validation (class-transformer recurses: a RangeError, a 500). */
-function refuseDeepBody(req: Request, res: Response, next: NextFunction): void {
-  if (req.path.startsWith('/mcp/') || !nestsDeeperThan(req.body, MAX_BODY_DEPTH)) return next();
-  sendProblem(res, 400, 'Bad Request', `The request body nests deeper than ${MAX_BODY_DEPTH} levels.`);
+/** A body that cannot be stored or is nested past MAX_BODY_DEPTH never reaches validation or PostgreSQL (both were 500s). */
+function refuseUnsafeBody(req: Request, res: Response, next: NextFunction): void {
+  const problem = req.path.startsWith('/mcp/') ? undefined : unsafeBody(req.body);
+  if (!problem) return next();
+  sendProblem(res, 400, 'Bad Request', problem);
 }
 
 /** NUL, other control characters or a malformed %-escape in the path or query: refused before any route sees them. */
