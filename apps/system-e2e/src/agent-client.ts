@@ -1,8 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startProcess, startTsProcess, type RunningProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { freePort, startProcess, startTsProcess, type RunningProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 
 /** An agent as a real MCP client (the official SDK) over Streamable HTTP with its bearer credential. */
 export async function connectAgent(mcpUrl: string, credential: string): Promise<Client> {
@@ -104,4 +106,30 @@ export async function runOpsCli(name: string, script: string, args: string[]): P
   const p = startTsProcess(name, script, args);
   const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
   return { code, out: p.output() };
+}
+
+/** A running embedded system (`npm start`) on free ports and its own data folder, as the new suites use it. */
+export interface EmbeddedSystem {
+  process: RunningProcess;
+  base: string;
+  adminToken: string;
+  /** The embedded PostgreSQL (user postgres/postgres, database tollgate). */
+  pgUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedSystem(name: string, env: Record<string, string> = {}): Promise<EmbeddedSystem> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `tollgate-${name}-`));
+  chmodSync(dataDir, 0o755); // the embedded engine runs PostgreSQL as its own user
+  const [port, pgPort] = [await freePort(), await freePort()];
+  const proc = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
+  await proc.waitForOutput(/Tollgate is running/, 150_000);
+  return {
+    process: proc, base: `http://127.0.0.1:${port}`, pgUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate`,
+    adminToken: (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string }).adminToken,
+    async stop() {
+      await proc.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
 import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
 
@@ -151,6 +152,21 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
       return settled;
     }, 120_000, 1000);
     expect(BigInt(wallet.available)).toBe(DEPOSIT - PRICE * BigInt(settledCalls));
+
+    // The ledger's event archive (issue 13 point 1) came through the crash whole: every event the ledger applied is
+    // archived, once (event ids are unique), and the chain verifies from position 1 without a gap.
+    const verdict = (await (await fetch(`${base}/admin/archive/verify`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { ok: boolean; rows: number };
+    expect(verdict.ok).toBe(true);
+    const pg = new PgClient({ connectionString: `postgres://postgres:postgres@127.0.0.1:${ports.pg}/tollgate` });
+    await pg.connect();
+    try {
+      const missing = await pg.query('SELECT count(*)::int AS n FROM ledger.timeline_entry t WHERE NOT EXISTS (SELECT 1 FROM ledger.event_archive a WHERE a.event_id = t.event_id)');
+      expect(missing.rows[0].n).toBe(0);
+      const archived = await pg.query('SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM ledger.event_archive');
+      expect(archived.rows[0]).toEqual({ n: verdict.rows, d: verdict.rows });
+    } finally {
+      await pg.end();
+    }
     expect(settledCalls).toBeLessThanOrEqual(t.tickets.filter((x) => x.operationKey.startsWith(`crash-${signal}-`)).length);
   });
 });

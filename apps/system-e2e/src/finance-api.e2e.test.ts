@@ -3,21 +3,17 @@
  * cursor pages), the CSV export and the statement, which agree with the balances; owner-limited tokens stay in their
  * owner; bad cursors and periods get the shared refusal shape.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
-import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
+import { waitFor } from '@tollgate/testing';
+import { callThrough, connectAgent, type EmbeddedSystem, errorOf, postJson, receiptOf, startEmbeddedSystem } from './agent-client';
 
 jest.setTimeout(180_000);
 
 interface Entry { occurredAt: string; postingId: string; seq: number; kind: string; intentId: string | null; account: string; asset: string; amountMinor: string }
 
 describe('finance API: journal, CSV, statements (issue 13 point 2)', () => {
-  let system: RunningProcess;
-  let dataDir: string;
+  let system: EmbeddedSystem;
   let base: string;
   let admin: string;
   let ownerA: string;
@@ -31,13 +27,9 @@ describe('finance API: journal, CSV, statements (issue 13 point 2)', () => {
   const json = async (p: string, token: string) => (await (await get(p, token)).json()) as Record<string, unknown>;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-finance-'));
-    chmodSync(dataDir, 0o755);
-    const [port, pgPort] = [await freePort(), await freePort()];
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
-    await system.waitForOutput(/Tollgate is running/, 150_000);
-    admin = (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string }).adminToken;
-    base = `http://127.0.0.1:${port}`;
+    system = await startEmbeddedSystem('finance', { SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
+    admin = system.adminToken;
+    base = system.base;
     ownerA = (await postJson(`${base}/admin/owners`, { name: 'A' }, admin)).json['ownerId'] as string;
     ownerB = (await postJson(`${base}/admin/owners`, { name: 'B' }, admin)).json['ownerId'] as string;
     const agentId = (await postJson(`${base}/admin/owners/${ownerA}/agents`, { name: 'a' }, admin)).json['agentId'] as string;
@@ -63,7 +55,6 @@ describe('finance API: journal, CSV, statements (issue 13 point 2)', () => {
   afterAll(async () => {
     await agent?.close();
     await system?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('lists the owner\'s entries with filters, and cursor pages of one walk them all once', async () => {

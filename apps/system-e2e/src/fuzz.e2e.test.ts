@@ -8,14 +8,10 @@
  *   postings, deposits, journal, finance tokens, approvals) is the same before and after every refused request.
  * FUZZ_CASES sets the number of cases (10,000 in CI; `npm run fuzz` runs 100,000), FUZZ_SEED replays a run.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { Client as PgClient } from 'pg';
-import { freePort, type RunningProcess, startTsProcess } from '@tollgate/testing';
 import { adminRequest, type FuzzRequest, jsonRpc, rawRequest, toolCall } from './fuzz/fuzz-arbitraries';
-import { postJson } from './agent-client';
+import { type EmbeddedSystem, postJson, startEmbeddedSystem } from './agent-client';
 
 const CASES = Number(process.env['FUZZ_CASES'] ?? 10_000);
 const SEED = Number(process.env['FUZZ_SEED'] ?? Date.now() % 2 ** 31);
@@ -69,8 +65,7 @@ const isRefusal = (a: Answer): boolean => {
 };
 
 describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases, seed ${SEED}`, () => {
-  let system: RunningProcess;
-  let dataDir: string;
+  let system: EmbeddedSystem;
   let base: string;
   let admin: string;
   let pg: PgClient;
@@ -81,14 +76,10 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
   const changed = (a: Map<string, string>, b: Map<string, string>) => [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-fuzz-'));
-    chmodSync(dataDir, 0o755);
-    const [port, pgPort] = [await freePort(), await freePort()];
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'error' });
-    await system.waitForOutput(/Tollgate is running/, 150_000);
-    admin = (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string }).adminToken;
-    base = `http://127.0.0.1:${port}`;
-    pg = new PgClient({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate` });
+    system = await startEmbeddedSystem('fuzz', { LOG_LEVEL: 'error' });
+    admin = system.adminToken;
+    base = system.base;
+    pg = new PgClient({ connectionString: system.pgUrl });
     await pg.connect();
     // A hundred agents of one owner with no money (the refused-calls rule counts per agent), a URL, a priced tool; a victim owner
     // for the admin requests.
@@ -106,7 +97,6 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
   afterAll(async () => {
     await pg?.end();
     await system?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const authorization = (r: FuzzRequest, i: number): Record<string, string> =>
@@ -171,7 +161,7 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
     process.stdout.write(`\nfuzz report: ${JSON.stringify(report)}\n`);
     expect(violations.slice(0, 20)).toEqual([]);
     expect(cases.length).toBe(CASES);
-    expect({ exitCode: system.child.exitCode, signal: system.child.signalCode }).toEqual({ exitCode: null, signal: null });
+    expect({ exitCode: system.process.child.exitCode, signal: system.process.child.signalCode }).toEqual({ exitCode: null, signal: null });
     expect(ready.status).toBe(200);
   });
 });

@@ -3,21 +3,17 @@
  * B never sees or uses A's calls, operation keys, search cursors, private URL, balances, wallet or allowances — and
  * nothing B does is charged to A or limits A. Identity always comes from the credential, never from arguments.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
-import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
+import { waitFor } from '@tollgate/testing';
+import { callThrough, connectAgent, type EmbeddedSystem, errorOf, postJson, receiptOf, startEmbeddedSystem } from './agent-client';
 
 jest.setTimeout(180_000);
 
 interface Tenant { ownerId: string; agentId: string; credential: string; client: Client }
 
 describe('tenant isolation (issue 12 point 9)', () => {
-  let system: RunningProcess;
-  let dataDir: string;
+  let system: EmbeddedSystem;
   let base: string;
   let admin: string;
   let a: Tenant;
@@ -44,13 +40,9 @@ describe('tenant isolation (issue 12 point 9)', () => {
   const search = (c: Client, args: Record<string, unknown>) => c.callTool({ name: 'search_tools', arguments: args }) as Promise<CallToolResult>;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-tenants-'));
-    chmodSync(dataDir, 0o755);
-    const [port, pgPort] = [await freePort(), await freePort()];
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
-    await system.waitForOutput(/Tollgate is running/, 150_000);
-    admin = (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string }).adminToken;
-    base = `http://127.0.0.1:${port}`;
+    system = await startEmbeddedSystem('tenants', { SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
+    admin = system.adminToken;
+    base = system.base;
     expect((await postJson(`${base}/admin/mcp-urls`, { slug: 'shared', discoveryMode: 'search' }, admin)).status).toBe(201);
     a = await tenant('Owner A');
     b = await tenant('Owner B');
@@ -66,7 +58,6 @@ describe('tenant isolation (issue 12 point 9)', () => {
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await system?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('operation keys are per agent: the same key from B runs B\'s own call, never replays A\'s answer or refuses as reused', async () => {
