@@ -6,3 +6,4 @@ export * from './lib/x402-signer';
 export * from './lib/search-eval/search-eval';
 export * from './lib/search-eval/search-eval.queries';
 export * from './lib/search-eval/eval-catalog.data';
+export * from './lib/call-events';

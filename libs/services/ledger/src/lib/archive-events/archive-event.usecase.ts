@@ -4,7 +4,7 @@ import { canonicalJson, type EventEnvelope } from '@tollgate/contracts';
 import { GENESIS } from './hash-chain';
 
 /** One lock for the whole chain: archiving transactions take turns (positions and links must not race). */
-const ARCHIVE_LOCK = 0x7a_c41e;
+export const ARCHIVE_LOCK = 0x7a_c41e;
 
 /**
  * Appends a consumed event to the archive, in the consumer's transaction (so it is archived exactly when it is
