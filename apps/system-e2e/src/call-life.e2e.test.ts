@@ -249,7 +249,7 @@ describe('the call life (issue 4)', () => {
       expect(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_IN_PROGRESS']).toContain(errorOf(first)?.code);
       const intentId = (await intentOfKey(key))!;
       const cli = (...args: string[]) =>
-        runOpsCli('ops-calls', 'tools/ops/src/calls.cli.ts', ['--execution-url', system.url('execution'), '--ledger-url', system.url('ledger'), '--token', adminToken, ...args]);
+        runOpsCli('ops-calls', 'tools/ops/src/tollgate-ops.ts', ['calls', '--execution-url', system.url('execution'), '--ledger-url', system.url('ledger'), '--token', adminToken, ...args]);
       const listed = await waitFor('the open case', async () => {
         const l = await cli('unknown');
         const cases = JSON.parse(l.out).reconciliations as { intentId: string; lastError: string | null }[];

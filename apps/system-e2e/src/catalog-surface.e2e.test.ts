@@ -158,7 +158,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
 
     it('is driven by the ops CLI too: sync and list', async () => {
       const cli = (...args: string[]) => {
-        const p = startTsProcess('ops-cli', 'tools/ops/src/providers.cli.ts', ['--url', disco, '--token', adminToken, ...args]);
+        const p = startTsProcess('ops-cli', 'tools/ops/src/tollgate-ops.ts', ['providers', '--url', disco, '--token', adminToken, ...args]);
         return new Promise<{ code: number | null; out: string }>((resolve) => p.child.once('exit', (code) => resolve({ code, out: p.output() })));
       };
       const sync = await cli('sync', 'paged-tools');

@@ -50,9 +50,9 @@ describe('payment and settlement (issue 5)', () => {
     callThrough(c, 'convert_currency', { amount: String(n), from: 'EUR', to: 'USD' }, key, meta);
   const ledgerBalances = async (path = ''): Promise<Balances> => (await admin('GET', `${ledger}/balances${path}`)).json as unknown as Balances;
   const balanceIn = (b: Balances, account: string) => b.accounts.find((a) => a.account === account && a.asset === 'USDC')?.balance ?? '0';
-  /** The finance / ops CLI (`tools/ops/src/money.cli.ts`) as an operator runs it. */
+  /** The finance / ops CLI (`tools/ops/src/money.command.ts`) as an operator runs it. */
   const money = async (...args: string[]) => {
-    const r = await runOpsCli('ops-money', 'tools/ops/src/money.cli.ts', ['--payment-url', pay, '--settlement-url', settle, '--ledger-url', ledger, '--token', token, ...args]);
+    const r = await runOpsCli('ops-money', 'tools/ops/src/tollgate-ops.ts', ['money', '--payment-url', pay, '--settlement-url', settle, '--ledger-url', ledger, '--token', token, ...args]);
     return { code: r.code, json: JSON.parse(r.out.trim()) as Record<string, unknown> };
   };
   /** The ledger's journal (a projection of the events) agrees with payment's own books for this owner, once caught up. */

@@ -9,3 +9,5 @@ export * from './lib/service-messaging';
 export * from './lib/nest/event-transport.module';
 export * from './lib/nest/service-events-host';
 export * from './lib/retention/messaging-retention';
+export * from './lib/transport/topic-history';
+export * from './lib/transport/consumer-lag';

@@ -106,11 +106,11 @@ describe('PostgresLogTransport with producers in the same database', () => {
 
     // The fix ships; ops request the re-drive with the CLI, and the consumer applies the event once.
     broken = false;
-    const cli = await runTs('tools/ops/src/parked.cli.ts', ['--database-url', db.url, 'redrive', '--service', poisonSchema]);
+    const cli = await runTs('tools/ops/src/tollgate-ops.ts', ['parked', '--database-url', db.url, 'redrive', '--service', poisonSchema]);
     expect(JSON.parse(cli)).toEqual({ service: poisonSchema, requested: 1 });
     await waitFor('re-driven', async () => (await appliedCounts(pds, poisonSchema)).rows === 6, 30_000);
     expect(await consumer.parkedCount()).toBe(0);
-    const listed = JSON.parse(await runTs('tools/ops/src/parked.cli.ts', ['--database-url', db.url, 'list', '--service', poisonSchema, '--all'])) as { parked: { resolvedAt: string | null }[] };
+    const listed = JSON.parse(await runTs('tools/ops/src/tollgate-ops.ts', ['parked', '--database-url', db.url, 'list', '--service', poisonSchema, '--all'])) as { parked: { resolvedAt: string | null }[] };
     expect(listed.parked).toHaveLength(1);
     expect(listed.parked[0]!.resolvedAt).not.toBeNull();
     await consumer.stop();

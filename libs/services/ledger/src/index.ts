@@ -6,3 +6,7 @@ export * from './lib/ledger.options';
 export { FinanceTokensUseCase } from './lib/finance-access/finance-tokens.usecase';
 export { JournalRepository } from './lib/query-journal/journal.repository';
 export { StatementUseCase } from './lib/query-journal/statement.usecase';
+export { ReplayProjections, type ReplayProgress, type ReplaySummary } from './lib/replay-projections/replay-projections';
+export { type ProjectionDiff } from './lib/replay-projections/projection-diff';
+export { PROJECTIONS, type ProjectionName } from './lib/replay-projections/shadow-tables';
+export { LEDGER_TOPICS } from './lib/replay-projections/topic-source';

@@ -19,6 +19,8 @@ import { ArchiveEventUseCase } from './archive-events/archive-event.usecase';
 import { VerifyArchiveUseCase } from './archive-events/verify-archive.usecase';
 import { JournalRepository } from './query-journal/journal.repository';
 import { StatementUseCase } from './query-journal/statement.usecase';
+import { ReconciliationController } from './reconcile-books/reconciliation.controller';
+import { ReconciliationUseCase } from './reconcile-books/reconciliation.usecase';
 
 /** Ledger: read-side projections (call timelines, the double-entry journal) of every call-life and money topic, and the finance API behind finance tokens. Emits nothing. */
 @Module({})
@@ -27,10 +29,10 @@ export class LedgerModule {
     return {
       module: LedgerModule,
       imports: [serviceDatabaseModule(LEDGER, () => ledgerDataSourceOptions(options.databaseUrl))],
-      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController, ArchiveController],
+      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController, ArchiveController, ReconciliationController],
       providers: [
         { provide: LEDGER_OPTIONS, useValue: options }, adminTokenProvider(LEDGER_ADMIN, options.adminToken), FinanceTokensUseCase, FinanceAuthGuard,
-        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase, ArchiveEventUseCase, VerifyArchiveUseCase],
+        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase, ArchiveEventUseCase, VerifyArchiveUseCase, ReconciliationUseCase],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, NotFoundException, Param, ParseUUIDPipe, UseGuards } from '@nestjs/common';
+import { BadRequestException, Controller, ForbiddenException, Get, NotFoundException, Param, ParseUUIDPipe, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Caller, FinanceAuthGuard } from '../finance-access/finance-auth.guard';
 import { type FinanceCaller } from '../finance-access/finance-caller';
@@ -11,6 +11,16 @@ import { type CallTimeline, GetCallTimelineUseCase } from './get-call-timeline.u
 @UseGuards(FinanceAuthGuard)
 export class CallsController {
   constructor(private readonly getTimeline: GetCallTimelineUseCase) {}
+
+  /** Operators find a call by the agent's operation key (operation keys are operator-only: finance views leave them out). */
+  @Get()
+  async byOperationKey(@Caller() caller: FinanceCaller, @Query('operationKey') operationKey?: string) {
+    if (caller.role !== 'operator') throw new ForbiddenException({ code: 'FINANCE_SCOPE_FORBIDDEN', message: 'Finding calls by operation key needs an operator token.' });
+    if (typeof operationKey !== 'string' || operationKey.length === 0 || operationKey.length > 200) {
+      throw new BadRequestException({ code: 'OPERATION_KEY_INVALID', message: 'operationKey (1 to 200 characters) is required.' });
+    }
+    return { calls: await this.getTimeline.byOperationKey(operationKey) };
+  }
 
   @Get(':intentId')
   async get(@Caller() caller: FinanceCaller, @Param('intentId', new ParseUUIDPipe()) intentId: string): Promise<CallTimeline> {

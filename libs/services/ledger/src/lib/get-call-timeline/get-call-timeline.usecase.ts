@@ -53,4 +53,11 @@ export class GetCallTimelineUseCase {
       })),
     };
   }
+
+  /** The calls an operation key named (keys are per agent, so several agents' calls may share one). */
+  byOperationKey(operationKey: string): Promise<{ intentId: string; ownerId: string; agentId: string; toolName: string; requestedAt: string }[]> {
+    return this.dataSource.query(
+      `SELECT intent_id AS "intentId", payload->>'ownerId' AS "ownerId", payload->>'agentId' AS "agentId", payload->>'toolName' AS "toolName", occurred_at AS "requestedAt"
+         FROM ledger.timeline_entry WHERE type = 'CallRequested' AND payload->>'operationKey' = $1 ORDER BY occurred_at LIMIT 100`, [operationKey]);
+  }
 }

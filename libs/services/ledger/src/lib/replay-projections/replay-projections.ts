@@ -2,6 +2,8 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type ProjectionTarget, writeJournalRows, writeTimelineRows } from '../projections/projection-writer';
 import { ARCHIVE_LOCK } from '../archive-events/archive-event.usecase';
 import { archiveRange, readArchive } from './archive-source';
+import { type TopicHistory } from '@tollgate/messaging';
+import { decodeTopicBatches } from './topic-source';
 import { type ReplayedEvent, rowsOfBatch } from './replayed-event';
 import { createShadowTables, type ProjectionName, SHADOW, swapShadowTables } from './shadow-tables';
 import { diffProjections, type ProjectionDiff } from './projection-diff';
@@ -71,6 +73,22 @@ export class ReplayProjections {
     return { events, archiveHead: range.toPosition, seconds, eventsPerSecond: Math.round(events / Math.max(seconds, 1e-6)) };
   }
 
+  /**
+   * Replays topic history (Kafka, or the embedded log) into fresh shadow tables. Rows get the replay's time as their
+   * recorded time (verify with `ignoreRecordedAt`); catch-up before verify and swap starts at the archive head seen
+   * before the read, so anything the live ledger consumed meanwhile is included.
+   */
+  async fromTopics(history: TopicHistory, onProgress: (p: ReplayProgress) => void = () => undefined): Promise<ReplaySummary & { refused: number }> {
+    const [{ head }] = await this.ds.query('SELECT COALESCE(max(position), 0)::int AS head FROM ledger.event_archive');
+    const started = performance.now();
+    await this.prepare(1);
+    const refused = { count: 0 };
+    let read = 0;
+    const events = await this.apply(decodeTopicBatches(counting(history.batches, (n) => (read += n)), refused), () => onProgress({ events: read, total: history.total }));
+    const seconds = (performance.now() - started) / 1000;
+    return { events, archiveHead: head, seconds, eventsPerSecond: Math.round(read / Math.max(seconds, 1e-6)), refused: refused.count };
+  }
+
   /** Applies what the archive gained after `afterPosition` (idempotent: overlap is harmless). */
   private async catchUp(m: EntityManager, afterPosition: number): Promise<number> {
     const [{ head }] = await m.query('SELECT COALESCE(max(position), 0)::int AS head FROM ledger.event_archive');
@@ -111,5 +129,12 @@ export class ReplayProjections {
       await swapShadowTables(m, projections);
       return head;
     });
+  }
+}
+
+async function* counting<T>(batches: AsyncIterable<T[]>, add: (n: number) => void): AsyncGenerator<T[]> {
+  for await (const batch of batches) {
+    add(batch.length);
+    yield batch;
   }
 }

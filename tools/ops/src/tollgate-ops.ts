@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * tollgate-ops: one CLI for operators and finance staff (issue 13 point 4).
+ *   providers   discovery's catalog: register, sync, approve tool versions
+ *   calls       calls whose outcome is unknown: list, timeline, resolve
+ *   money       wallets, approvals, provider statements and payouts, ledger balances
+ *   parked      parked events (dead letters): list, re-drive
+ *   archive     the ledger's hash-chained event archive: verify
+ *   replay      rebuild projections from the archive or the topics; --verify; --swap
+ *   reconcile   the reconciliation report, and resolving what it lists
+ *   inspect     an event, a call, consumer lag, parked events
+ * `npm run ops -- <command> --help` for each. Exit codes: 0 done; 1 the answer is "no" (differences, a broken chain,
+ * a refusal from a service); 2 could not run (bad arguments, a service or database unreachable).
+ */
+import { Command, CommanderError } from 'commander';
+import { archiveCommand } from './archive.command';
+import { callsCommand } from './calls.command';
+import { inspectCommand } from './inspect.command';
+import { moneyCommand } from './money.command';
+import { parkedCommand } from './parked.command';
+import { providersCommand } from './providers.command';
+import { reconcileCommand } from './reconcile.command';
+import { replayCommand } from './replay.command';
+
+export function tollgateOps(): Command {
+  const program = new Command('tollgate-ops')
+    .description('Operate Tollgate: the catalog, calls, money, the event archive, replay, reconciliation.')
+    .addHelpText('after', '\nExit codes: 0 done; 1 the answer is "no" (differences found, a broken chain, a refusal); 2 could not run.');
+  for (const command of [providersCommand(), callsCommand(), moneyCommand(), parkedCommand(), archiveCommand(), replayCommand(), reconcileCommand(), inspectCommand()]) {
+    program.addCommand(command);
+  }
+  // Usage errors exit 2 like every other failure to run; --help and --version exit 0.
+  const exitOverride = (c: Command) => {
+    c.exitOverride((e: CommanderError) => {
+      throw e.exitCode === 0 ? e : new CommanderError(2, e.code, e.message);
+    });
+    c.commands.forEach(exitOverride);
+  };
+  exitOverride(program);
+  return program;
+}
+
+export function main(argv: readonly string[] = process.argv): void {
+  tollgateOps().parseAsync([...argv]).catch((e: unknown) => {
+    if (e instanceof CommanderError) process.exit(e.exitCode);
+    process.stderr.write(`tollgate-ops: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(2);
+  });
+}
+
+if (require.main === module) main();
