@@ -5,7 +5,7 @@ import { archiveRange, readArchive } from './archive-source';
 import { type TopicHistory } from '@tollgate/messaging';
 import { decodeTopicBatches } from './topic-source';
 import { type ReplayedEvent, rowsOfBatch } from './replayed-event';
-import { createShadowTables, type ProjectionName, SHADOW, swapShadowTables } from './shadow-tables';
+import { createShadowTables, indexShadowTables, type ProjectionName, SHADOW, swapShadowTables } from './shadow-tables';
 import { diffProjections, type ProjectionDiff } from './projection-diff';
 
 export const SHADOW_TARGET: ProjectionTarget = { schema: SHADOW, rollUp: true };
@@ -25,6 +25,18 @@ export async function applyBatch(manager: EntityManager, events: readonly Replay
   const rows = rowsOfBatch(events);
   await writeTimelineRows(manager, target, rows.timeline, rows.timelineAt as string[]);
   await writeJournalRows(manager, target, rows.journal, rows.journalAt as string[]);
+}
+
+/**
+ * The same on two connections at once — the timeline and the journal are separate tables, and a shadow being built
+ * is nobody's live state (a replay that stops is started again), so the two writes need not share a transaction.
+ */
+async function applyBatchSideBySide(ds: DataSource, events: readonly ReplayedEvent[]): Promise<void> {
+  const rows = rowsOfBatch(events);
+  await Promise.all([
+    ds.transaction((m) => writeTimelineRows(m, SHADOW_TARGET, rows.timeline, rows.timelineAt as string[])),
+    ds.transaction((m) => writeJournalRows(m, SHADOW_TARGET, rows.journal, rows.journalAt as string[])),
+  ]);
 }
 
 /**
@@ -54,11 +66,12 @@ export class ReplayProjections {
   /** Applies every batch of `source` to the shadow tables, one transaction per batch, reporting progress. */
   async apply(source: AsyncIterable<ReplayedEvent[]>, onProgress: (events: number) => void = () => undefined): Promise<number> {
     let events = 0;
-    for await (const batch of source) {
-      await this.ds.transaction((m) => applyBatch(m, batch));
+    for await (const batch of readAhead(source)) {
+      await applyBatchSideBySide(this.ds, batch);
       events += batch.length;
       onProgress(events);
     }
+    await this.ds.transaction((m) => indexShadowTables(m));
     return events;
   }
 
@@ -136,5 +149,17 @@ async function* counting<T>(batches: AsyncIterable<T[]>, add: (n: number) => voi
   for await (const batch of batches) {
     add(batch.length);
     yield batch;
+  }
+}
+
+/** Fetches the next batch while the current one is written (reading and writing overlap). */
+async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  let next = it.next();
+  for (;;) {
+    const current = await next;
+    if (current.done) return;
+    next = it.next();
+    yield current.value;
   }
 }

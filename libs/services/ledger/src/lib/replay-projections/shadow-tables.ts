@@ -30,24 +30,41 @@ export function tablesOf(projections: readonly ProjectionName[]): ProjectionTabl
   return PROJECTION_TABLES.filter((t) => projections.includes(t.projection));
 }
 
+type IndexDef = { indexname: string; indexdef: string; primary: boolean; isunique: boolean };
+
+async function liveIndexes(manager: EntityManager, table: string): Promise<IndexDef[]> {
+  return manager.query(
+    `SELECT i.indexname, i.indexdef, c.contype IS NOT NULL AS primary, i.indexdef LIKE 'CREATE UNIQUE%' AS isunique FROM pg_indexes i
+       LEFT JOIN pg_constraint c ON c.conname = i.indexname AND c.contype = 'p' AND c.connamespace = 'ledger'::regnamespace
+      WHERE i.schemaname = 'ledger' AND i.tablename = $1`, [table]);
+}
+
+async function createIndex(manager: EntityManager, table: string, index: IndexDef): Promise<void> {
+  await manager.query(index.indexdef.replace(` ON ledger.${table} `, ` ON ${SHADOW}.${table} `));
+  if (index.primary) await manager.query(`ALTER TABLE ${SHADOW}.${table} ADD CONSTRAINT ${index.indexname} PRIMARY KEY USING INDEX ${index.indexname}`);
+}
+
 /**
- * An empty shadow copy of every projection table (columns, defaults, generated columns, constraints), with the live
- * table's indexes under the same names (they live in another schema), so after a swap the live schema looks exactly as
- * its migrations left it. Triggers are not copied: the shadow journal keeps its own roll-up until the swap.
+ * An empty shadow copy of every projection table (columns, defaults, generated columns, constraints) with the live
+ * table's unique indexes (what makes a replayed event idempotent) under the same names — they live in another schema —
+ * so after a swap the live schema looks exactly as its migrations left it. The other indexes come after the load
+ * (`indexShadowTables`: one sort each instead of an update per row). Triggers are not copied: the shadow journal keeps
+ * its own roll-up until the swap.
  */
 export async function createShadowTables(manager: EntityManager): Promise<void> {
   await manager.query(`DROP SCHEMA IF EXISTS ${SHADOW} CASCADE`);
   await manager.query(`CREATE SCHEMA ${SHADOW}`);
   for (const { table } of PROJECTION_TABLES) {
     await manager.query(`CREATE TABLE ${SHADOW}.${table} (LIKE ledger.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING CONSTRAINTS)`);
-    const indexes: { indexname: string; indexdef: string; primary: boolean }[] = await manager.query(
-      `SELECT i.indexname, i.indexdef, c.contype IS NOT NULL AS primary FROM pg_indexes i
-         LEFT JOIN pg_constraint c ON c.conname = i.indexname AND c.contype = 'p' AND c.connamespace = 'ledger'::regnamespace
-        WHERE i.schemaname = 'ledger' AND i.tablename = $1`, [table]);
-    for (const index of indexes) {
-      await manager.query(index.indexdef.replace(` ON ledger.${table} `, ` ON ${SHADOW}.${table} `));
-      if (index.primary) await manager.query(`ALTER TABLE ${SHADOW}.${table} ADD CONSTRAINT ${index.indexname} PRIMARY KEY USING INDEX ${index.indexname}`);
-    }
+    for (const index of (await liveIndexes(manager, table)).filter((i) => i.isunique)) await createIndex(manager, table, index);
+  }
+}
+
+/** The live tables' other indexes on the loaded shadow tables (idempotent). */
+export async function indexShadowTables(manager: EntityManager): Promise<void> {
+  for (const { table } of PROJECTION_TABLES) {
+    const present = new Set((await manager.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2`, [SHADOW, table])).map((r: { indexname: string }) => r.indexname));
+    for (const index of (await liveIndexes(manager, table)).filter((i) => !present.has(i.indexname))) await createIndex(manager, table, index);
   }
 }
 
