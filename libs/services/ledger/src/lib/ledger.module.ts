@@ -19,6 +19,7 @@ import { ArchiveEventUseCase } from './archive-events/archive-event.usecase';
 import { VerifyArchiveUseCase } from './archive-events/verify-archive.usecase';
 import { JournalRepository } from './query-journal/journal.repository';
 import { StatementUseCase } from './query-journal/statement.usecase';
+import { ConsoleController } from './finance-console/console.controller';
 import { ReconciliationController } from './reconcile-books/reconciliation.controller';
 import { ReconciliationUseCase } from './reconcile-books/reconciliation.usecase';
 
@@ -29,7 +30,7 @@ export class LedgerModule {
     return {
       module: LedgerModule,
       imports: [serviceDatabaseModule(LEDGER, () => ledgerDataSourceOptions(options.databaseUrl))],
-      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController, ArchiveController, ReconciliationController],
+      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController, ArchiveController, ReconciliationController, ConsoleController],
       providers: [
         { provide: LEDGER_OPTIONS, useValue: options }, adminTokenProvider(LEDGER_ADMIN, options.adminToken), FinanceTokensUseCase, FinanceAuthGuard,
         RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase, ArchiveEventUseCase, VerifyArchiveUseCase, ReconciliationUseCase],

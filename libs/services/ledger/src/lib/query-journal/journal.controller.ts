@@ -49,6 +49,18 @@ export class JournalController {
     return { entries: page, nextCursor: more && last ? encodeCursor(last) : null };
   }
 
+  @Get('journal/summary')
+  @ApiOkResponse({ description: '{ from, to, days: [{ day, asset, calls, volume, fees, providerPayables, refunds }] } per UTC day over [from, to) (default: the last 30 days).' })
+  async summary(@Caller() caller: FinanceCaller, @Query('from') from?: string, @Query('to') to?: string) {
+    if (!mayReadAll(caller)) throw forbidden();
+    const end = to === undefined ? new Date() : new Date(to);
+    const start = from === undefined ? new Date(end.getTime() - 30 * 86_400_000) : new Date(from);
+    if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end || end.getTime() - start.getTime() > 400 * 86_400_000) {
+      throw new BadRequestException({ code: 'PERIOD_INVALID', message: 'from and to must be ISO 8601 times, from before to, at most 400 days apart.' });
+    }
+    return { from: start.toISOString(), to: end.toISOString(), days: await this.journal.dailySummary(start, end) };
+  }
+
   @Get('journal.csv')
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: `The journal as CSV (${CSV_COLUMNS.join(', ')}), same filters, streamed.` })

@@ -23,6 +23,8 @@ export type AccountScope = { all: true } | { ownerId: string } | { providerId: s
 const scopeSql = (s: AccountScope, n: number): { sql: string; params: unknown[] } =>
   'all' in s ? { sql: 'TRUE', params: [] } : 'ownerId' in s ? { sql: `owner_id = $${n}`, params: [s.ownerId] } : { sql: `provider_id = $${n}`, params: [s.providerId] };
 
+export interface DailySummary { day: string; asset: string; calls: number; volume: string; fees: string; providerPayables: string; refunds: string }
+
 /** The journal's reads for finance: pages in the stable order, balances as of a time, statement lines. */
 @Injectable()
 export class JournalRepository {
@@ -55,6 +57,22 @@ export class JournalRepository {
   /** Balances of everything before `t`, exclusive (a statement's opening at `from`, its closing at `to`). */
   balancesBefore(scope: AccountScope, t: Date): Promise<AccountBalance[]> {
     return this.balancesAsOf(scope, t, false);
+  }
+
+  /**
+   * Per UTC day and asset over [from, to): paid calls captured, gross captured from owners, the platform's fees,
+   * what providers earned (net) and what was refunded to owners (voided holds) — the console's overview charts.
+   */
+  dailySummary(from: Date, to: Date): Promise<DailySummary[]> {
+    return this.dataSource.query(
+      `SELECT to_char((occurred_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, asset,
+              count(DISTINCT posting_id) FILTER (WHERE kind = 'capture')::int AS calls,
+              COALESCE(sum(amount) FILTER (WHERE kind = 'capture' AND account = 'platform:clearing'), 0)::text AS volume,
+              COALESCE(sum(amount) FILTER (WHERE account = 'platform:revenue'), 0)::text AS fees,
+              COALESCE(sum(amount) FILTER (WHERE kind = 'settle' AND provider_id IS NOT NULL), 0)::text AS "providerPayables",
+              COALESCE(sum(amount) FILTER (WHERE kind = 'void' AND account LIKE 'owner:%:available'), 0)::text AS refunds
+         FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at < $2
+        GROUP BY 1, 2 ORDER BY 1, 2`, [from, to]);
   }
 
   /** Every entry matching `filter`, in the stable order, fetched a page at a time (memory stays flat). */
