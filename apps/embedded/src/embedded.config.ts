@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { EnvVar } from '@tollgate/config';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 
@@ -19,6 +19,10 @@ export class EmbeddedConfig {
   @EnvVar({ description: 'Port of the embedded PostgreSQL engine.' })
   @IsInt() @Min(1) @Max(65535)
   EMBEDDED_PG_PORT = 54329;
+
+  @EnvVar({ description: 'Seed the demo money at the first start: a funded demo wallet, priced tools beside the free ones, a search-mode URL and a finance token for the console (false: identities only).' })
+  @IsBoolean()
+  DEMO_MONEY = true;
 
   @EnvVar({ description: 'Use this PostgreSQL instead of the embedded engine (optional).', type: 'string' })
   @IsOptional() @Matches(/^postgres(ql)?:\/\//)

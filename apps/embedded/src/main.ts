@@ -36,6 +36,9 @@ interface DemoFile {
   agentId: string;
   /** Approves devices on the sign-in page of the local bridge (tollgate-mcp). */
   ownerKey?: string;
+  ownerId?: string;
+  /** An operator token of the finance API and console (demo only). */
+  financeToken?: string;
 }
 
 const logger = createLogger('embedded');
@@ -104,12 +107,40 @@ async function main(): Promise<void> {
 
   // The sample provider is (re)registered at every start, so the catalog always reflects it.
   await app.get(RegisterProviderUseCase).execute({ providerId: 'text-tools', endpoint: `${providers.url}${TEXT_TOOLS_PATH}`, defaults: { category: 'text' } });
+  // A writing tool that confirms its effect by reading it back (C9): the demo's paid write.
+  await app.get(RegisterProviderUseCase).execute({ providerId: 'review-tickets', endpoint: `${providers.url}/providers/review-tickets/mcp`, defaults: { category: 'review' } });
 
-  const demo = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), app.get(DeviceSignInUseCase), url, adminToken));
-  writeFileSync(demoPath, JSON.stringify({ ...demo, mcpUrl: `${url}/mcp/demo`, ledgerUrl: `${url}/calls` }, null, 2) + '\n');
+  const identities = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), app.get(DeviceSignInUseCase), url, adminToken));
+  const demo = identities.financeToken || !config.DEMO_MONEY ? identities : { ...identities, ...(await seedDemoMoney(url, adminToken, identities.ownerId)) };
+  writeFileSync(demoPath, JSON.stringify({ ...demo, mcpUrl: `${url}/mcp/demo`, searchMcpUrl: `${url}/mcp/demo-search`, ledgerUrl: `${url}/calls`, consoleUrl: `${url}/console` }, null, 2) + '\n');
   process.stdout.write(
-    `\nTollgate is running (embedded mode).\n  MCP URL:     ${url}/mcp/demo\n  Credential:  ${demo.credential}\n  Ledger:      ${url}/calls/<intentId>\n  Written to:  ${demoPath}\n\n`,
+    `\nTollgate is running (embedded mode).\n  MCP URL:        ${url}/mcp/demo  (every tool listed)\n  Search MCP URL: ${url}/mcp/demo-search  (search_tools / get_tool / call_tool)\n`
+    + `  Credential:     ${demo.credential}\n`
+    + (demo.financeToken ? `  Wallet:         ${DEMO_DEPOSIT_MINOR} minor units of USDC; reverse_text costs ${DEMO_PRICE_MINOR}, create_review_ticket ${DEMO_WRITE_PRICE_MINOR}, the other tools are free\n` : '')
+    + `  Console:        ${url}/console${demo.financeToken ? `  (finance token: ${demo.financeToken})` : ''}\n  Ledger:         ${url}/calls/<intentId>\n  Written to:     ${demoPath}\n\n`,
   );
+}
+
+const DEMO_DEPOSIT_MINOR = '100000000'; // 100 USDC (6 decimals)
+const DEMO_PRICE_MINOR = '250000'; // 0.25 USDC
+const DEMO_WRITE_PRICE_MINOR = '1000000'; // 1 USDC
+
+/**
+ * The demo's money, through the same admin APIs an operator uses: a funded wallet, priced tools beside a free one, a
+ * search-mode URL and a finance token for the console. Run once per data folder (the deposit is idempotent by reference).
+ */
+async function seedDemoMoney(url: string, adminToken: string, ownerId: string | undefined): Promise<{ financeToken: string }> {
+  const call = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify(body) });
+    if (!res.ok && res.status !== 409) throw new Error(`demo seed: ${method} ${path} answered ${res.status}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  if (ownerId) await call('POST', `/admin/owners/${ownerId}/deposits`, { reference: 'demo-welcome', amount: { amountMinor: DEMO_DEPOSIT_MINOR, asset: 'USDC' } });
+  await call('PATCH', '/admin/tools/reverse_text', { priceMinor: DEMO_PRICE_MINOR, asset: 'USDC' });
+  await call('PATCH', '/admin/tools/create_review_ticket', { priceMinor: DEMO_WRITE_PRICE_MINOR, asset: 'USDC' });
+  await call('POST', '/admin/mcp-urls', { slug: 'demo-search', discoveryMode: 'search' });
+  const { token } = await call('POST', '/admin/finance-tokens', { label: 'demo console', role: 'operator' });
+  return { financeToken: String(token) };
 }
 
 function startEmbeddedPostgresLogged(dataDir: string, port: number) {
@@ -122,7 +153,7 @@ async function seedDemo(identities: ManageIdentitiesUseCase, signIn: DeviceSignI
   const { credential } = await identities.issueCredential(agentId);
   await identities.createMcpUrl('demo');
   const { ownerKey } = (await signIn.issueOwnerKey(ownerId))!;
-  return { mcpUrl: `${url}/mcp/demo`, credential, ledgerUrl: `${url}/calls`, adminToken, agentId, ownerKey };
+  return { mcpUrl: `${url}/mcp/demo`, credential, ledgerUrl: `${url}/calls`, adminToken, agentId, ownerKey, ownerId };
 }
 
 main().catch((error) => {

@@ -115,6 +115,8 @@ export interface EmbeddedSystem {
   adminToken: string;
   /** The embedded PostgreSQL (user postgres/postgres, database tollgate). */
   pgUrl: string;
+  /** What `npm start` wrote to demo.json (URLs, the demo credential, tokens). */
+  demo: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -122,11 +124,12 @@ export async function startEmbeddedSystem(name: string, env: Record<string, stri
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `tollgate-${name}-`));
   chmodSync(dataDir, 0o755); // the embedded engine runs PostgreSQL as its own user
   const [port, pgPort] = [await freePort(), await freePort()];
-  const proc = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
+  const proc = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO_MONEY: 'false', ...env });
   await proc.waitForOutput(/Tollgate is running/, 150_000);
   return {
     process: proc, base: `http://127.0.0.1:${port}`, pgUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate`,
     adminToken: (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string }).adminToken,
+    demo: JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as Record<string, string>,
     async stop() {
       await proc.stop();
       rmSync(dataDir, { recursive: true, force: true });

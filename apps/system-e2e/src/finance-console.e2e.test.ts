@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * Issue 13 point 3 in a real browser: Debian's Chromium, headless, driven by playwright-core (no browser download),
  * against the running embedded system's console at /console. A finance user signs in with a finance token, sees the
@@ -130,7 +131,7 @@ describe('finance console in headless Chromium (issue 13 point 3)', () => {
     await page.fill('#statement-form [name=to]', day(new Date(today.getTime() + 86_400_000)));
     await page.click('#statement-form button[type=submit]');
     await page.waitForSelector('#statement-view table');
-    const closing = await page.$$eval('#statement-view table:first-of-type tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const closing = await page.$$eval('#statement-view table:first-of-type tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
     const available = closing.find((r) => r[0] === `owner:${ownerId}:available`);
     expect(available?.[4]).toBe(String(10_000 - 3 * 250));
     await shot('statement');

@@ -1,0 +1,66 @@
+/**
+ * Issue 13 point 6: what a new user gets from `npm start` — a funded demo wallet, priced tools beside free ones, a
+ * writing tool that confirms its effect by read-back, a search-mode URL, a finance token and the console URL, printed
+ * and written to demo.json. The README's five-minute walkthrough, run as a test: one paid call and its receipt, a paid
+ * write confirmed by read-back, the call's timeline through the finance API, a replay with verify.
+ */
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { waitFor } from '@tollgate/testing';
+import { callThrough, connectAgent, type EmbeddedSystem, errorOf, receiptOf, runOpsCli, startEmbeddedSystem } from './agent-client';
+
+jest.setTimeout(240_000);
+
+describe('npm start: the demo (issue 13 point 6)', () => {
+  let system: EmbeddedSystem;
+  let agent: Client;
+
+  beforeAll(async () => {
+    system = await startEmbeddedSystem('demo', { DEMO_MONEY: 'true', SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
+    agent = await connectAgent(system.demo['mcpUrl']!, system.demo['credential']!);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await system?.stop();
+  });
+
+  it('prints the console URL and the finance token, and writes them to demo.json', () => {
+    const out = system.process.output();
+    expect(out).toContain(`Console:        ${system.base}/console  (finance token: ${system.demo['financeToken']})`);
+    expect(out).toMatch(/Wallet: {9}100000000 minor units of USDC; reverse_text costs 250000/);
+    expect(system.demo).toMatchObject({ consoleUrl: `${system.base}/console`, searchMcpUrl: `${system.base}/mcp/demo-search` });
+  });
+
+  it('walks through a paid call, a paid write confirmed by read-back, the timeline and a replay with verify', async () => {
+    await waitFor('the priced tools in the catalog', async () => {
+      const r = (await agent.callTool({ name: 'get_tool', arguments: { name: 'create_review_ticket' } })) as CallToolResult;
+      return !errorOf(r) && (r.structuredContent as { price: unknown }).price !== null;
+    }, 60_000, 300);
+    const paid = (await callThrough(agent, 'reverse_text', { text: 'hello' }, 'demo-1')) as CallToolResult;
+    expect(errorOf(paid)).toBeUndefined();
+    expect(receiptOf(paid)).toMatchObject({ held: { amountMinor: '250000', asset: 'USDC', display: '0.25 USDC' } });
+    const free = (await callThrough(agent, 'word_count', { text: 'one two three' }, 'demo-2')) as CallToolResult;
+    expect(errorOf(free)).toBeUndefined();
+    const write = (await callThrough(agent, 'create_review_ticket', { source_id: 'doc-1', title: 'Demo ticket' }, 'demo-3')) as CallToolResult;
+    expect(errorOf(write)).toBeUndefined();
+    expect(receiptOf(write)).toMatchObject({ held: { amountMinor: '1000000' } });
+    const token = system.demo['financeToken']!;
+    const timeline = async () => (await (await fetch(`${system.base}/calls/${receiptOf(write)!.intentId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string; timeline: { type: string; details: Record<string, unknown> }[] };
+    await waitFor('the write settled', async () => (await timeline()).status === 'settled', 60_000, 300);
+    const confirmed = (await timeline()).timeline.find((t) => t.type === 'EffectConfirmed');
+    expect(confirmed?.details).toMatchObject({ method: 'read_back' });
+    const replay = await runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', ['replay', '--database-url', system.pgUrl, '--verify', '--json']);
+    expect(replay.code).toBe(0);
+    expect(replay.out).toContain('"differences": []');
+  });
+
+  it('the search-mode URL finds the writing tool by what it does', async () => {
+    const search = await connectAgent(system.demo['searchMcpUrl']!, system.demo['credential']!);
+    try {
+      const r = (await search.callTool({ name: 'search_tools', arguments: { query: 'review ticket' } })) as CallToolResult;
+      expect(JSON.stringify(r.structuredContent)).toContain('create_review_ticket');
+    } finally {
+      await search.close();
+    }
+  });
+});
