@@ -12,10 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { canonicalJson } from '@tollgate/contracts';
-import { ledgerDataSourceOptions, PROJECTIONS, ReplayProjections } from '@tollgate/ledger-service';
+import { chainHash, GENESIS, ledgerDataSourceOptions, PROJECTIONS, ReplayProjections } from '@tollgate/ledger-service';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase, paidCallEvents } from '@tollgate/testing';
-import { chainHash, GENESIS } from '../../../libs/services/ledger/src/lib/archive-events/hash-chain';
 
 const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 200_000);
 

@@ -10,3 +10,4 @@ export { ReplayProjections, type ReplayProgress, type ReplaySummary } from './li
 export { type ProjectionDiff } from './lib/replay-projections/projection-diff';
 export { PROJECTIONS, type ProjectionName } from './lib/replay-projections/shadow-tables';
 export { LEDGER_TOPICS } from './lib/replay-projections/topic-source';
+export { chainHash, GENESIS } from './lib/archive-events/hash-chain';
