@@ -184,5 +184,16 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     expect(BigInt(wallet.b)).toBe(DEPOSIT - PRICE * BigInt(settled));
     await waitFor('the ledger has every answered call', async () =>
       (await pg.query('SELECT count(DISTINCT intent_id)::int AS n FROM ledger.timeline_entry WHERE intent_id = ANY($1)', [intents])).rows[0].n === new Set(intents).size, 60_000, 500);
+
+    // The ledger's event archive (issue 13 point 1) came through every kill whole: each event the ledger applied is
+    // archived once, the chain verifies without a gap, and the books reconcile with the journal (point 2).
+    const verdict = (await (await fetch(`${system.url('ledger')}/admin/archive/verify`, { headers: { authorization: `Bearer ${system.adminToken}` } })).json()) as { ok: boolean; rows: number };
+    expect(verdict.ok).toBe(true);
+    expect((await pg.query('SELECT count(*)::int AS n FROM ledger.timeline_entry t WHERE NOT EXISTS (SELECT 1 FROM ledger.event_archive a WHERE a.event_id = t.event_id)')).rows[0].n).toBe(0);
+    expect((await pg.query('SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM ledger.event_archive')).rows[0]).toEqual({ n: verdict.rows, d: verdict.rows });
+    await waitFor('payment, settlement and the journal agree account by account', async () => {
+      const report = (await (await fetch(`${system.url('ledger')}/reconciliation`, { headers: { authorization: `Bearer ${system.adminToken}` } })).json()) as { accounts: { mismatches: number; available: boolean } };
+      return report.accounts.available && report.accounts.mismatches === 0;
+    }, 60_000, 1000);
   });
 });

@@ -110,6 +110,18 @@ describe('tollgate-ops: replay, reconcile, inspect (issue 13 point 4)', () => {
     await sql(`UPDATE payment.balance SET balance = balance - 7 WHERE account LIKE 'owner:%:available'`);
   });
 
+  it('exposes per-stage latency, consumer lag, outbox backlog, holds open and replay progress on /metrics (point 5)', async () => {
+    const replay = jsonOf((await ops(['replay', '--database-url', system.pgUrl, '--json', '--no-progress'])).out);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(metrics.match(pattern)?.[1] ?? NaN);
+    expect(value(/tollgate_event_age_seconds_count\{consumer="ledger\.timeline",type="CallSettled"\} (\d+)/)).toBeGreaterThanOrEqual(5);
+    expect(value(/tollgate_event_handle_duration_seconds_count\{consumer="payment[^"]*",type="CallRequested"\} (\d+)/)).toBeGreaterThanOrEqual(5);
+    expect(value(/tollgate_figure\{name="payment\.holdsOpen"\} (\d+)/)).toBe(0);
+    expect(value(/tollgate_figure\{name="ledger\.replay\.events"\} (\d+)/)).toBe(replay['events']);
+    expect(value(/tollgate_figure\{name="ledger\.outboxBacklog"\} (\d+)/)).toBe(0);
+    expect(value(/tollgate_figure\{name="ledger\.consumerLag\.[^"]+"\} (\d+)/)).toBeGreaterThanOrEqual(0);
+  });
+
   it('inspects a call by intentId and by operation key, an archived event, and consumer lag', async () => {
     const byId = await ops(['inspect', 'call', intents[0]!, '--ledger-url', base, '--token', operator]);
     expect(byId.code).toBe(0);

@@ -20,6 +20,7 @@ interface ReplayOptions {
   databaseUrl: string;
   source: 'archive' | 'topics';
   brokers?: string;
+  topicPrefix?: string;
   fromPosition?: number;
   fromOffset?: number;
   fromTime?: Date;
@@ -69,7 +70,7 @@ async function topicHistory(o: ReplayOptions, ds: DataSource): Promise<TopicHist
   const from = { offset: o.fromOffset, time: o.fromTime };
   if (o.brokers === 'embedded') return readEventLogHistory(ds, LEDGER_TOPICS, from);
   if (!o.brokers) throw new InvalidArgumentError('--brokers (or KAFKA_BROKERS) is required to replay from the topics; "embedded" reads the embedded log');
-  return readKafkaHistory(o.brokers.split(','), LEDGER_TOPICS, from);
+  return readKafkaHistory(o.brokers.split(','), LEDGER_TOPICS, from, o.topicPrefix ?? '');
 }
 
 async function run(o: ReplayOptions): Promise<void> {
@@ -116,6 +117,7 @@ export function replayCommand(): Command {
     .option('--database-url <url>', 'the ledger\'s PostgreSQL', process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/tollgate')
     .addOption(new Option('--source <source>', 'where the events come from').choices(['archive', 'topics']).default('archive'))
     .option('--brokers <list>', 'Kafka brokers for --source topics, or "embedded" for the embedded mode\'s log', process.env['KAFKA_BROKERS'])
+    .option('--topic-prefix <prefix>', 'the deployment\'s topic prefix (KAFKA_TOPIC_PREFIX)', process.env['KAFKA_TOPIC_PREFIX'])
     .option('--from-position <n>', 'archive: the first position to replay', int)
     .option('--from-offset <n>', 'topics: the first offset of each partition (the log position in embedded mode)', int)
     .option('--from-time <iso>', 'the first event archived (or published) at or after this time', time)

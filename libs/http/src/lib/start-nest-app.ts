@@ -4,7 +4,7 @@ import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { createLogger, httpRequestSeconds, NestPinoLogger, type Logger } from '@tollgate/observability';
+import { createLogger, httpRequestSeconds, httpServerSpan, NestPinoLogger, type Logger, startTracing, stopTracing, tracingOn } from '@tollgate/observability';
 
 export interface StartOptions {
   service: string;
@@ -37,10 +37,12 @@ export interface StartOptions {
  */
 export async function startNestApp(options: StartOptions): Promise<{ app: INestApplication; logger: Logger; url: string }> {
   const logger = createLogger(options.service);
+  // Before the modules start (their consumers open spans): on only when an OTLP endpoint is configured.
+  if (startTracing({ service: options.service })) logger.info('tracing on: spans exported by OTLP/HTTP');
   // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol (issue 12): JSON-RPC -32700
   // on the MCP routes, a problem document elsewhere — never the parser's text with the request's bytes.
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: false });
-  app.use(timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseUnsafeBody);
+  app.use(traceRequests, timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseUnsafeBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
@@ -56,7 +58,20 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   const port = address && typeof address === 'object' ? address.port : options.port;
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
   logger.info({ url }, `${options.service} listening`);
+  const close = app.close.bind(app);
+  app.close = async () => {
+    await close();
+    await stopTracing(); // the last spans are exported
+  };
   return { app, logger, url };
+}
+
+/** Each request in a server span whose parent is the caller's `traceparent` (tracing on only). */
+function traceRequests(req: Request, res: Response, next: NextFunction): void {
+  if (!tracingOn()) return next();
+  const span = httpServerSpan(req.method, req.path, req.headers);
+  res.once('finish', () => span.end(res.statusCode));
+  span.run(next);
 }
 
 /** The error middleware after the body parsers: a body that cannot be read is refused in the caller's protocol. */

@@ -6,40 +6,20 @@
  * is refused.
  */
 import { type DataSource } from 'typeorm';
-import { CallLifeEvents, type EventDefinition } from '@tollgate/contracts';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase, paidCallEvents, type TopicEvent } from '@tollgate/testing';
-import { ArchiveEventUseCase } from '../src/lib/archive-events/archive-event.usecase';
 import { ledgerDataSourceOptions } from '../src/lib/ledger.datasource-options';
-import { ProjectJournalUseCase } from '../src/lib/project-journal/project-journal.usecase';
-import { RecordTimelineUseCase } from '../src/lib/record-timeline/record-timeline.usecase';
 import { ReplayProjections } from '../src/lib/replay-projections/replay-projections';
 import { PROJECTIONS, RETIRED, SHADOW } from '../src/lib/replay-projections/shadow-tables';
+import { consumeLive as consumeLiveInto } from './live-ledger';
 
 jest.setTimeout(120_000);
-
-const CALL_LIFE = new Set<string>(CallLifeEvents.map((e) => e.type));
 
 describe('ops replay of the ledger projections (issue 13 point 4)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   let replay: ReplayProjections;
-  const archive = new ArchiveEventUseCase();
-  const timeline = new RecordTimelineUseCase();
-  const journal = new ProjectJournalUseCase();
-
-  /** What the ledger's consumer does with each event (LedgerEventsHost), in transactions of 25 events. */
-  async function consumeLive(events: readonly TopicEvent[]): Promise<void> {
-    for (let i = 0; i < events.length; i += 25) {
-      await ds.transaction(async (m) => {
-        for (const { topic, envelope } of events.slice(i, i + 25)) {
-          await archive.append(m, topic, envelope);
-          if (CALL_LIFE.has(envelope.type)) await timeline.execute(m, { topic } as EventDefinition, envelope, String(envelope.payload['intentId']));
-          await journal.project(m, envelope, envelope.payload);
-        }
-      });
-    }
-  }
+  const consumeLive = (events: readonly TopicEvent[]) => consumeLiveInto(ds, events);
 
   const count = async (sql: string) => Number((await ds.query(sql))[0].n);
 

@@ -7,7 +7,7 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@tollgate/contracts';
-import { withLogContext } from '@tollgate/observability';
+import { eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
 import { type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { decodeOnce } from './decode-once';
@@ -194,9 +194,7 @@ export class InboxConsumer {
       for (const item of items) {
         // The same event twice in one batch (a redelivered copy) runs once.
         if (!isNew.delete(item.envelope.eventId)) continue;
-        const intentId = (item.payload as { intentId?: unknown }).intentId;
-        await withLogContext(typeof intentId === 'string' ? { intentId } : {}, () =>
-          item.handler.handle({ payload: item.payload, envelope: item.envelope, manager, afterCommit: (fn) => after.push(fn) }));
+        await this.handleOne(item, manager, after);
       }
       wroteOutbox = OutboxWriter.wroteOutbox(manager);
     });
@@ -209,6 +207,19 @@ export class InboxConsumer {
         this.options.logger.error({ err }, 'after-commit step failed');
       }
     }
+  }
+
+  /** One new event's handler, in the batch's transaction: its log context, its trace span, its stage metrics. */
+  private async handleOne(item: Decoded, manager: EntityManager, after: Array<() => Promise<void> | void>): Promise<void> {
+    const { name } = this.options;
+    const intentId = (item.payload as { intentId?: unknown }).intentId;
+    const call = typeof intentId === 'string' ? intentId : undefined;
+    const labels = { consumer: name, type: item.envelope.type };
+    eventAgeSeconds.observe(labels, Math.max(0, Date.now() - Date.parse(item.envelope.occurredAt)) / 1000);
+    const started = performance.now();
+    await withLogContext(call ? { intentId: call } : {}, () => inConsumerSpan(name, item.message.topic, item.message.headers, call, () =>
+      item.handler.handle({ payload: item.payload, envelope: item.envelope, manager, afterCommit: (fn) => after.push(fn) })));
+    eventHandleSeconds.observe(labels, (performance.now() - started) / 1000);
   }
 
   /**

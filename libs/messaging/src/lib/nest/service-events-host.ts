@@ -50,6 +50,11 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
 
   protected abstract consumers(): ConsumerDeclaration[];
 
+  /** Figures of the service's own state for readiness and /metrics (e.g. holds open). */
+  protected figures(): { name: string; read(): Promise<number> }[] {
+    return [];
+  }
+
   /** Background work the service runs besides consuming (e.g. a sweeper); started after the consumers. */
   protected async startBackground(): Promise<void> {}
   protected async stopBackground(): Promise<void> {}
@@ -64,6 +69,14 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
     });
     s.health.register({ name: `${s.service}.events`, check: async () => this.messaging?.isReady() ?? false });
     s.health.registerFigure({ name: `${s.service}.parkedEvents`, read: async () => this.messaging?.parkedCount() ?? 0 });
+    // Issue 13 point 5: events written but not yet published, and how far behind each consumer group is.
+    s.health.registerFigure({ name: `${s.service}.outboxBacklog`, read: async () =>
+      Number((await s.dataSource.query(`SELECT count(*)::int AS n FROM "${s.schema}".outbox_event WHERE published_at IS NULL`))[0]?.n ?? 0) });
+    for (const consumer of this.messaging.consumers) {
+      s.health.registerFigure({ name: `${s.service}.consumerLag.${consumer.groupId}`, read: async () =>
+        (await s.transport.consumerLag?.([consumer.groupId]))?.[0]?.lag ?? 0 });
+    }
+    for (const figure of this.figures()) s.health.registerFigure(figure);
     await this.messaging.start();
     await this.startBackground();
     s.logger.info({ driver: s.transport.driver }, 'events started');

@@ -63,3 +63,15 @@ export async function dropParkedEventTableV2(q: QueryRunner, schema: string): Pr
 
 /** The NOTIFY channel outbox writers signal on commit; the payload is the schema. */
 export const OUTBOX_CHANNEL = 'tollgate_outbox';
+
+/**
+ * Version 3 (issue 13 point 5): an outbox row keeps the headers its event is published with — the W3C trace context
+ * of the span that wrote it — so a trace continues across the relay and the broker.
+ */
+export async function addOutboxHeadersV3(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`ALTER TABLE "${schema}".outbox_event ADD COLUMN headers jsonb`);
+}
+
+export async function dropOutboxHeadersV3(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`ALTER TABLE "${schema}".outbox_event DROP COLUMN headers`);
+}

@@ -23,6 +23,7 @@ interface OutboxRow {
   topic: string;
   key: string;
   envelope: unknown;
+  headers: Record<string, string> | null;
 }
 
 /**
@@ -107,12 +108,12 @@ export class OutboxRelay {
     const { dataSource, schema, transport } = this.options;
     return dataSource.transaction(async (manager) => {
       const rows: OutboxRow[] = await manager.query(
-        `SELECT id, topic, key, envelope FROM "${schema}".outbox_event
+        `SELECT id, topic, key, envelope, headers FROM "${schema}".outbox_event
           WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.options.batchSize ?? 200],
       );
       if (rows.length === 0) return 0;
-      const messages: TransportMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: JSON.stringify(r.envelope) }));
+      const messages: TransportMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: JSON.stringify(r.envelope), ...(r.headers ? { headers: r.headers } : {}) }));
       await this.options.hooks?.beforePublish?.(rows.length);
       await transport.publish(messages);
       await this.options.hooks?.afterPublish?.(rows.length);

@@ -1,5 +1,6 @@
 import { type EntityManager } from 'typeorm';
 import { buildEnvelope, type BuildEnvelopeOptions, type EventDefinition, type EventEnvelope, serviceEventsOf } from '@tollgate/contracts';
+import { traceHeaders } from '@tollgate/observability';
 import { EVENT_TRANSPORT, type EventTransport } from '../transport/event-transport';
 import { OUTBOX_CHANNEL } from './messaging-tables';
 
@@ -41,15 +42,18 @@ export class OutboxWriter {
       throw new Error(`${this.producer} does not declare that it emits ${event.type} (libs/contracts service-events.ts)`);
     }
     const envelope = buildEnvelope(event, payload, { ...options, producer: this.producer });
+    // The W3C context of the span writing the event (none when tracing is off) travels in the message headers.
+    const trace = traceHeaders();
+    const headers = Object.keys(trace).length > 0 ? trace : undefined;
     if (this.transport?.appendInTransaction) {
-      await this.transport.appendInTransaction(manager, [{ topic: event.topic, key: envelope.key, value: JSON.stringify(envelope) }]);
+      await this.transport.appendInTransaction(manager, [{ topic: event.topic, key: envelope.key, value: JSON.stringify(envelope), ...(headers ? { headers } : {}) }]);
       return envelope;
     }
     // One statement: the row, and the NOTIFY PostgreSQL delivers only when (and if) the transaction commits, which wakes the relay.
     await manager.query(
-      `WITH ins AS (INSERT INTO "${this.schema}".outbox_event (event_id, topic, key, envelope) VALUES ($1, $2, $3, $4) RETURNING 1)
+      `WITH ins AS (INSERT INTO "${this.schema}".outbox_event (event_id, topic, key, envelope, headers) VALUES ($1, $2, $3, $4, $7) RETURNING 1)
        SELECT pg_notify($5, $6) FROM ins`,
-      [envelope.eventId, event.topic, envelope.key, JSON.stringify(envelope), OUTBOX_CHANNEL, this.schema],
+      [envelope.eventId, event.topic, envelope.key, JSON.stringify(envelope), OUTBOX_CHANNEL, this.schema, headers ? JSON.stringify(headers) : null],
     );
     manager.queryRunner.data = { ...(manager.queryRunner.data ?? {}), [OUTBOX_WRITTEN]: true };
     return envelope;

@@ -66,6 +66,8 @@ export interface Subscription {
 }
 
 export interface EventTransport {
+  /** Messages behind the end of each partition for these consumer groups (for metrics); optional. */
+  consumerLag?(groupIds: readonly string[]): Promise<{ groupId: string; lag: number }[]>;
   readonly driver: 'kafka' | 'postgres';
   connect(): Promise<void>;
   publish(messages: readonly TransportMessage[]): Promise<void>;

@@ -49,6 +49,39 @@ export class KafkaTransport implements EventTransport {
     this.producer.on(this.producer.events.DISCONNECT, () => (this.producerConnected = false));
   }
 
+  /** Lag per group from the broker: end offsets minus the group's committed offsets, summed over its partitions. */
+  async consumerLag(groupIds: readonly string[]): Promise<{ groupId: string; lag: number }[]> {
+    // Readiness and scrapes may ask often: one broker round per group every few seconds at most.
+    const key = groupIds.join(',');
+    const cached = this.lagCache.get(key);
+    if (cached && Date.now() - cached.at < 5000) return cached.lag;
+    const lag = await this.fetchLag(groupIds);
+    this.lagCache.set(key, { at: Date.now(), lag });
+    return lag;
+  }
+
+  private readonly lagCache = new Map<string, { at: number; lag: { groupId: string; lag: number }[] }>();
+
+  private async fetchLag(groupIds: readonly string[]): Promise<{ groupId: string; lag: number }[]> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const ends = new Map<string, Map<number, number>>();
+      const out: { groupId: string; lag: number }[] = [];
+      for (const groupId of groupIds) {
+        let lag = 0;
+        for (const { topic, partitions } of await admin.fetchOffsets({ groupId })) {
+          if (!ends.has(topic)) ends.set(topic, new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)])));
+          for (const p of partitions) lag += Math.max(0, (ends.get(topic)!.get(p.partition) ?? 0) - Math.max(0, Number(p.offset)));
+        }
+        out.push({ groupId, lag });
+      }
+      return out;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
   async connect(): Promise<void> {
     await this.producer.connect();
     this.producerConnected = true;

@@ -113,6 +113,20 @@ export class PostgresLogTransport implements EventTransport {
     if (messages.length > 0) await this.pool.query(APPEND, appendParameters(messages));
   }
 
+  /** Lag per group: events of its topics appended after its saved position (positions are saved every few seconds). */
+  async consumerLag(groupIds: readonly string[]): Promise<{ groupId: string; lag: number }[]> {
+    if (!this.pool) return [];
+    const out: { groupId: string; lag: number }[] = [];
+    for (const groupId of groupIds) {
+      const topics = [...(this.groups.get(groupId)?.topics ?? [])];
+      const { rows } = await this.pool.query<{ lag: number }>(
+        `SELECT count(*)::int AS lag FROM eventlog.event e, eventlog.position p
+          WHERE p.group_id = $1 AND e.topic = ANY($2::text[]) AND (e.txid, e.id) > (p.txid, p.id)`, [groupId, topics]);
+      out.push({ groupId, lag: rows[0]?.lag ?? 0 });
+    }
+    return out;
+  }
+
   async appendInTransaction(executor: SqlExecutor, messages: readonly TransportMessage[]): Promise<void> {
     if (messages.length > 0) await executor.query(APPEND, appendParameters(messages));
   }

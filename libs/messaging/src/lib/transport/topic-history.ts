@@ -46,12 +46,19 @@ async function offsetRanges(kafka: Kafka, topics: readonly string[], from: Histo
   }
 }
 
-/** Reads Kafka topics from a point to their current end, partition batches in order, with no group offsets committed. */
-export async function readKafkaHistory(brokers: readonly string[], topics: readonly string[], from: HistoryStart = {}): Promise<TopicHistory> {
+/**
+ * Reads Kafka topics from a point to their current end, partition batches in order, with no group offsets committed.
+ * `topicPrefix` is the deployment's (KAFKA_TOPIC_PREFIX): read from the prefixed topics, delivered under their names.
+ */
+export async function readKafkaHistory(brokers: readonly string[], topics: readonly string[], from: HistoryStart = {}, topicPrefix = ''): Promise<TopicHistory> {
   const kafka = new Kafka({ clientId: 'tollgate-ops-replay', brokers: [...brokers], logLevel: logLevel.NOTHING });
-  const ranges = (await offsetRanges(kafka, topics, from)).filter((r) => r.end > r.start);
+  const ranges = (await offsetRanges(kafka, topics.map((t) => `${topicPrefix}${t}`), from)).filter((r) => r.end > r.start);
   const total = ranges.reduce((n, r) => n + r.end - r.start, 0);
-  return { total, batches: kafkaBatches(kafka, ranges) };
+  return { total, batches: unprefixed(kafkaBatches(kafka, ranges), topicPrefix) };
+}
+
+async function* unprefixed(batches: AsyncIterable<DeliveredMessage[]>, prefix: string): AsyncGenerator<DeliveredMessage[]> {
+  for await (const batch of batches) yield prefix ? batch.map((m) => ({ ...m, topic: m.topic.slice(prefix.length) })) : batch;
 }
 
 async function* kafkaBatches(kafka: Kafka, ranges: { topic: string; partition: number; start: number; end: number }[]): AsyncGenerator<DeliveredMessage[]> {

@@ -27,3 +27,19 @@ export const callSeconds = new Histogram({
 
 /** A readiness figure as a gauge: `gateway.search.toolsEmbedded` → tollgate_figure{name="gateway.search.toolsEmbedded"}. */
 export const figureGauge = new Gauge({ name: 'tollgate_figure', help: 'Readiness figures (parked events per service, tools embedded…).', labelNames: ['name'] as const, registers: [metricsRegistry] });
+
+/**
+ * Per stage of a call's life (issue 13 point 5): each consumer's handling of each event type. `age` is the time from
+ * the event's production to its handling (broker or log delivery, batching, queueing); `duration` the handler itself.
+ */
+export const eventAgeSeconds = new Histogram({
+  name: 'tollgate_event_age_seconds', help: 'Time from an event\'s production to its handling, by consumer and event type.',
+  labelNames: ['consumer', 'type'] as const, buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
+  registers: [metricsRegistry],
+});
+
+export const eventHandleSeconds = new Histogram({
+  name: 'tollgate_event_handle_duration_seconds', help: 'Time a consumer\'s handler took for one event, by consumer and event type.',
+  labelNames: ['consumer', 'type'] as const, buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+  registers: [metricsRegistry],
+});

@@ -5,7 +5,8 @@ import { ExecutionReconciliation1764730000000 } from './migrations/1764730000000
 import { ExecutionCallScope1764750000000 } from './migrations/1764750000000-execution-call-scope.migration';
 import { ExecutionParkedEvents1764770000000 } from './migrations/1764770000000-execution-parked-events.migration';
 import { EXECUTION } from './execution.constants';
+import { ExecutionOutboxHeaders1764840000000 } from './migrations/1764840000000-execution-outbox-headers.migration';
 
 export function executionDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: EXECUTION, schema: EXECUTION, url, entities: [], migrations: [ExecutionInit1764680000000, ExecutionReconciliation1764730000000, ExecutionCallScope1764750000000, ExecutionParkedEvents1764770000000] });
+  return serviceDataSourceOptions({ name: EXECUTION, schema: EXECUTION, url, entities: [], migrations: [ExecutionInit1764680000000, ExecutionReconciliation1764730000000, ExecutionCallScope1764750000000, ExecutionParkedEvents1764770000000, ExecutionOutboxHeaders1764840000000] });
 }

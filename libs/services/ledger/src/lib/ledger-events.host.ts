@@ -13,7 +13,7 @@ import { RecordTimelineUseCase } from './record-timeline/record-timeline.usecase
 @Injectable()
 export class LedgerEventsHost extends ServiceEventsHost {
   constructor(
-    @InjectDataSource(LEDGER) dataSource: DataSource,
+    @InjectDataSource(LEDGER) private readonly dataSource: DataSource,
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
     @Inject(LEDGER_OPTIONS) options: ServiceRuntimeOptions,
     health: HealthRegistry,
@@ -22,6 +22,16 @@ export class LedgerEventsHost extends ServiceEventsHost {
     private readonly archive: ArchiveEventUseCase,
   ) {
     super(serviceEventsSettings(LEDGER, { dataSource, transport, health, options }));
+  }
+
+  /** The progress of an ops replay running now or last (`tollgate-ops replay` writes it into the shadow schema). */
+  protected override figures() {
+    const progress = async (column: 'events' | 'total') => {
+      const [row] = await this.dataSource.query(`SELECT to_regclass('ledger_replay.progress') IS NOT NULL AS present`);
+      if (!row?.present) return 0;
+      return Number((await this.dataSource.query(`SELECT ${column}::bigint AS n FROM ledger_replay.progress LIMIT 1`))[0]?.n ?? 0);
+    };
+    return [{ name: 'ledger.replay.events', read: () => progress('events') }, { name: 'ledger.replay.total', read: () => progress('total') }];
   }
 
   protected consumers() {

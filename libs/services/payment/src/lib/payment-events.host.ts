@@ -12,7 +12,7 @@ import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
 @Injectable()
 export class PaymentEventsHost extends ServiceEventsHost {
   constructor(
-    @InjectDataSource(PAYMENT) dataSource: DataSource,
+    @InjectDataSource(PAYMENT) private readonly dataSource: DataSource,
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
     @Inject(PAYMENT_OPTIONS) options: PaymentOptions,
     health: HealthRegistry,
@@ -20,6 +20,11 @@ export class PaymentEventsHost extends ServiceEventsHost {
     private readonly resolveHold: ResolveHoldUseCase,
   ) {
     super(serviceEventsSettings(PAYMENT, { dataSource, transport, health, options }));
+  }
+
+  /** Holds placed and not yet captured or voided. */
+  protected override figures() {
+    return [{ name: 'payment.holdsOpen', read: async () => Number((await this.dataSource.query(`SELECT count(*)::int AS n FROM payment.hold WHERE status = 'pending'`))[0]?.n ?? 0) }];
   }
 
   protected consumers() {

@@ -5,7 +5,8 @@ import { PaymentWallets1764750000000 } from './migrations/1764750000000-payment-
 import { PaymentParkedEvents1764770000000 } from './migrations/1764770000000-payment-parked-events.migration';
 import { PaymentSpendCounters1764790000000 } from './migrations/1764790000000-payment-spend-counters.migration';
 import { PAYMENT } from './payment.constants';
+import { PaymentOutboxHeaders1764840000000 } from './migrations/1764840000000-payment-outbox-headers.migration';
 
 export function paymentDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: PAYMENT, schema: PAYMENT, url, entities: [], migrations: [PaymentInit1764680000000, PaymentWallets1764750000000, PaymentParkedEvents1764770000000, PaymentSpendCounters1764790000000] });
+  return serviceDataSourceOptions({ name: PAYMENT, schema: PAYMENT, url, entities: [], migrations: [PaymentInit1764680000000, PaymentWallets1764750000000, PaymentParkedEvents1764770000000, PaymentSpendCounters1764790000000, PaymentOutboxHeaders1764840000000] });
 }

@@ -64,12 +64,13 @@ export class ReplayProjections {
   }
 
   /** Applies every batch of `source` to the shadow tables, one transaction per batch, reporting progress. */
-  async apply(source: AsyncIterable<ReplayedEvent[]>, onProgress: (events: number) => void = () => undefined): Promise<number> {
+  async apply(source: AsyncIterable<ReplayedEvent[]>, onProgress: (events: number) => void = () => undefined, total = 0): Promise<number> {
     let events = 0;
     for await (const batch of readAhead(source)) {
       await applyBatchSideBySide(this.ds, batch);
       events += batch.length;
       onProgress(events);
+      await this.ds.query(`UPDATE ${SHADOW}.progress SET events = $1, total = GREATEST($2, $1), updated_at = now()`, [events, total]);
     }
     await this.ds.transaction((m) => indexShadowTables(m));
     return events;
@@ -81,7 +82,7 @@ export class ReplayProjections {
     const started = performance.now();
     await this.prepare(range.fromPosition);
     const total = Math.max(0, range.toPosition - range.fromPosition + 1);
-    const events = await this.apply(readArchive(this.ds, range), (n) => onProgress({ events: n, total }));
+    const events = await this.apply(readArchive(this.ds, range), (n) => onProgress({ events: n, total }), total);
     const seconds = (performance.now() - started) / 1000;
     return { events, archiveHead: range.toPosition, seconds, eventsPerSecond: Math.round(events / Math.max(seconds, 1e-6)) };
   }
@@ -97,7 +98,7 @@ export class ReplayProjections {
     await this.prepare(1);
     const refused = { count: 0 };
     let read = 0;
-    const events = await this.apply(decodeTopicBatches(counting(history.batches, (n) => (read += n)), refused), () => onProgress({ events: read, total: history.total }));
+    const events = await this.apply(decodeTopicBatches(counting(history.batches, (n) => (read += n)), refused), () => onProgress({ events: read, total: history.total }), history.total);
     const seconds = (performance.now() - started) / 1000;
     return { events, archiveHead: head, seconds, eventsPerSecond: Math.round(read / Math.max(seconds, 1e-6)), refused: refused.count };
   }

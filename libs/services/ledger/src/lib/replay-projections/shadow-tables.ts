@@ -54,6 +54,9 @@ async function createIndex(manager: EntityManager, table: string, index: IndexDe
 export async function createShadowTables(manager: EntityManager): Promise<void> {
   await manager.query(`DROP SCHEMA IF EXISTS ${SHADOW} CASCADE`);
   await manager.query(`CREATE SCHEMA ${SHADOW}`);
+  // What the ledger's /metrics reports as the replay's progress (tollgate_figure{name="ledger.replay.events"}).
+  await manager.query(`CREATE TABLE ${SHADOW}.progress (events bigint NOT NULL DEFAULT 0, total bigint NOT NULL DEFAULT 0, started_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now())`);
+  await manager.query(`INSERT INTO ${SHADOW}.progress DEFAULT VALUES`);
   for (const { table } of PROJECTION_TABLES) {
     await manager.query(`CREATE TABLE ${SHADOW}.${table} (LIKE ledger.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING CONSTRAINTS)`);
     for (const index of (await liveIndexes(manager, table)).filter((i) => i.isunique)) await createIndex(manager, table, index);

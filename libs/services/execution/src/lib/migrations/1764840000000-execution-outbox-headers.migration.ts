@@ -1,0 +1,15 @@
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
+import { addOutboxHeadersV3, dropOutboxHeadersV3 } from '@tollgate/messaging';
+
+/** Issue 13 point 5: outbox rows keep their event's headers (the W3C trace context). */
+export class ExecutionOutboxHeaders1764840000000 implements MigrationInterface {
+  name = 'ExecutionOutboxHeaders1764840000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await addOutboxHeadersV3(q, 'execution');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await dropOutboxHeadersV3(q, 'execution');
+  }
+}
