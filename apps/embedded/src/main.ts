@@ -107,8 +107,11 @@ async function main(): Promise<void> {
 
   // The sample provider is (re)registered at every start, so the catalog always reflects it.
   await app.get(RegisterProviderUseCase).execute({ providerId: 'text-tools', endpoint: `${providers.url}${TEXT_TOOLS_PATH}`, defaults: { category: 'text' } });
-  // A writing tool that confirms its effect by reading it back (C9): the demo's paid write.
-  await app.get(RegisterProviderUseCase).execute({ providerId: 'review-tickets', endpoint: `${providers.url}/providers/review-tickets/mcp`, defaults: { category: 'review' } });
+  // The demo's paid write: a tool that confirms its effect by reading it back (C9). Only with the demo money — a
+  // deployment (or a test) that brings its own review-tickets provider keeps it.
+  if (config.DEMO_MONEY) {
+    await app.get(RegisterProviderUseCase).execute({ providerId: 'review-tickets', endpoint: `${providers.url}/providers/review-tickets/mcp`, defaults: { category: 'review' } });
+  }
 
   const identities = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), app.get(DeviceSignInUseCase), url, adminToken));
   const demo = identities.financeToken || !config.DEMO_MONEY ? identities : { ...identities, ...(await seedDemoMoney(url, adminToken, identities.ownerId)) };

@@ -51,7 +51,7 @@ describe('tollgate-mcp: local stdio bridge and device sign-in (G2)', () => {
     configRoot = mkdtempSync(path.join(os.tmpdir(), 'tollgate-bridge-config-'));
     const port = await freePort();
     pgPort = await freePort();
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], {
+    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { DEMO_MONEY: 'false',
       PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', GATEWAY_SIGNIN_TTL_MS: String(SIGN_IN_TTL_MS),
     });
     await system.waitForOutput(/Tollgate is running/, 120_000);

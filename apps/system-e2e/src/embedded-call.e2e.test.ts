@@ -26,7 +26,7 @@ describe('embedded mode (npm start): one call end to end', () => {
     chmodSync(dataDir, 0o755); // the embedded engine runs PostgreSQL as its own user
     const [port, pgPort, everythingPort] = [await freePort(), await freePort(), await freePort()];
     everything = startEverythingServer(everythingPort);
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, SETTLEMENT_VERIFICATION_WINDOW_MS: '200', HTTP_REQUEST_HEAD_TIMEOUT_MS: '1500' });
+    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, SETTLEMENT_VERIFICATION_WINDOW_MS: '200', HTTP_REQUEST_HEAD_TIMEOUT_MS: '1500' });
     await system.waitForOutput(/Tollgate is running/, 120_000);
     await everything.waitForOutput(/listening on port/i, 30_000);
     demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8'));

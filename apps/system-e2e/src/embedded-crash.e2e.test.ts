@@ -40,7 +40,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
   const clients: Client[] = [];
 
   const startEmbedded = async () => {
-    embedded = startTsProcess(`embedded-${signal}`, 'apps/embedded/src/main.ts', [], {
+    embedded = startTsProcess(`embedded-${signal}`, 'apps/embedded/src/main.ts', [], { DEMO_MONEY: 'false',
       PORT: String(ports.http), EMBEDDED_PG_PORT: String(ports.pg), DATA_DIR: dataDir, SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
       UPSTREAM_CREDENTIALS: `http://127.0.0.1:${ports.providers}=${PROVIDERS_TOKEN}`,
     }, { ownGroup: true });

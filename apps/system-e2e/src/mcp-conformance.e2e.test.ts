@@ -26,7 +26,7 @@ describe('MCP conformance suite against a gateway URL', () => {
     chmodSync(dataDir, 0o755);
     const [port, pgPort] = [await freePort(), await freePort()];
     proxyPort = await freePort();
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     await system.waitForOutput(/Tollgate is running/, 120_000);
     const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { mcpUrl: string; credential: string };
     const target = new URL(demo.mcpUrl);

@@ -146,7 +146,7 @@ async function startEmbedded(dataDir: string) {
   const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn', SAMPLE_PROVIDERS_TOKEN: PROVIDERS_TOKEN });
   const profile = process.env['BENCH_CPU_PROFILE'];
   const env = {
-    PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+    DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
     UPSTREAM_CREDENTIALS: `http://127.0.0.1:${upstreamPort}=${PROVIDERS_TOKEN}`,
   };
   // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the embedded host when it stops.

@@ -93,7 +93,7 @@ async function embedded() {
   const token = 'bench-sample-providers-token';
   const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn', SAMPLE_PROVIDERS_TOKEN: token });
   const system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], {
-    PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', UPSTREAM_CREDENTIALS: `http://127.0.0.1:${upstreamPort}=${token}`,
+    DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', UPSTREAM_CREDENTIALS: `http://127.0.0.1:${upstreamPort}=${token}`,
   });
   try {
     await system.waitForOutput(/Tollgate is running/, 120_000);

@@ -80,7 +80,7 @@ async function endToEnd() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-bench-'));
   chmodSync(dataDir, 0o755);
   const [port, pgPort] = [await freePort(), await freePort()];
-  const system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  const system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   try {
     await system.waitForOutput(/Tollgate is running/, 120_000);
     const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { mcpUrl: string; adminToken: string; credential: string };

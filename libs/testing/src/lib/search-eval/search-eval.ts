@@ -35,7 +35,7 @@ export async function evaluateSearch(ranking: Ranking, dataDir: string, env: Rec
   let system: RunningProcess | undefined;
   const clients: Client[] = [];
   try {
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], {
+    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { DEMO_MONEY: 'false',
       PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', GATEWAY_SEARCH_RANKING: ranking, ...env,
     });
     await system.waitForOutput(/Tollgate is running/, 150_000);
