@@ -70,7 +70,7 @@ export class ReplayProjections {
       await applyBatchSideBySide(this.ds, batch);
       events += batch.length;
       onProgress(events);
-      await this.ds.query(`UPDATE ${SHADOW}.progress SET events = $1, total = GREATEST($2, $1), updated_at = now()`, [events, total]);
+      await this.ds.query(`UPDATE ${SHADOW}.progress SET events = $1::bigint, total = GREATEST($2::bigint, $1::bigint), updated_at = now()`, [events, total]);
     }
     await this.ds.transaction((m) => indexShadowTables(m));
     return events;
