@@ -73,12 +73,15 @@ describe('traces across services (issue 13 point 5)', () => {
   });
 
   it('a paid call\'s spans in gateway, payment, execution, settlement and ledger share one trace id', async () => {
-    const r = (await callThrough(agent, 'convert_currency', { amount: 10, from: 'USD', to: 'EUR' }, 'trace-key-1')) as CallToolResult;
+    const r = (await callThrough(agent, 'convert_currency', { amount: '10', from: 'USD', to: 'EUR' }, 'trace-key-1')) as CallToolResult;
     expect(errorOf(r)).toBeUndefined();
     const intentId = receiptOf(r)!.intentId;
     const ofCall = () => collector.spans.filter((s) => s.attributes['tollgate.intent_id'] === intentId);
-    await waitFor('the call\'s spans from settlement and the ledger', async () =>
-      ['payment', 'execution', 'settlement', 'ledger'].every((svc) => ofCall().some((s) => s.service === svc)), 60_000, 300);
+    await waitFor('the call\'s spans from settlement and the ledger, and the trace\'s root', async () =>
+      ['payment', 'execution', 'settlement', 'ledger'].every((svc) => ofCall().some((s) => s.service === svc))
+      // (spans come from five processes, each exporting every half second: wait until every parent has arrived)
+      && ofCall().every((s) => collector.spans.some((r) => r.traceId === s.traceId && !r.parentSpanId))
+      && ofCall().every((s) => collector.spans.some((r) => r.spanId === s.parentSpanId)), 60_000, 300);
     const traceIds = new Set(ofCall().map((s) => s.traceId));
     expect(traceIds.size).toBe(1);
     const [traceId] = [...traceIds];

@@ -7,7 +7,7 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@tollgate/contracts';
-import { eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
+import { bindToActiveContext, eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
 import { type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { decodeOnce } from './decode-once';
@@ -217,8 +217,9 @@ export class InboxConsumer {
     const labels = { consumer: name, type: item.envelope.type };
     eventAgeSeconds.observe(labels, Math.max(0, Date.now() - Date.parse(item.envelope.occurredAt)) / 1000);
     const started = performance.now();
+    // Work a handler schedules after the commit (a dispatch, a read-back) continues the event's trace.
     await withLogContext(call ? { intentId: call } : {}, () => inConsumerSpan(name, item.message.topic, item.message.headers, call, () =>
-      item.handler.handle({ payload: item.payload, envelope: item.envelope, manager, afterCommit: (fn) => after.push(fn) })));
+      item.handler.handle({ payload: item.payload, envelope: item.envelope, manager, afterCommit: (fn) => after.push(bindToActiveContext(fn)) })));
     eventHandleSeconds.observe(labels, (performance.now() - started) / 1000);
   }
 

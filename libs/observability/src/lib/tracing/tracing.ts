@@ -107,3 +107,8 @@ export function httpServerSpan(method: string, path: string, headers: Record<str
     },
   };
 }
+
+/** `fn` bound to the active context: work scheduled now and run later (after a commit) continues the same trace. */
+export function bindToActiveContext<F extends (...args: never[]) => unknown>(fn: F): F {
+  return provider ? context.bind(context.active(), fn) : fn;
+}
