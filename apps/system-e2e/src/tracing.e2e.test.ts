@@ -79,6 +79,8 @@ describe('traces across services (issue 13 point 5)', () => {
     const ofCall = () => collector.spans.filter((s) => s.attributes['tollgate.intent_id'] === intentId);
     await waitFor('the call\'s spans from settlement and the ledger, and the trace\'s root', async () =>
       ['payment', 'execution', 'settlement', 'ledger'].every((svc) => ofCall().some((s) => s.service === svc))
+      // the settlement sweeper's CallSettled, written a verification window later, and payment's release after it
+      && ofCall().some((s) => s.service === 'payment' && s.name.startsWith('settlement.call.settled'))
       // (spans come from five processes, each exporting every half second: wait until every parent has arrived)
       && ofCall().every((s) => collector.spans.some((r) => r.traceId === s.traceId && !r.parentSpanId))
       && ofCall().every((s) => collector.spans.some((r) => r.spanId === s.parentSpanId)), 60_000, 300);

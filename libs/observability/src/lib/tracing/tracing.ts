@@ -112,3 +112,12 @@ export function httpServerSpan(method: string, path: string, headers: Record<str
 export function bindToActiveContext<F extends (...args: never[]) => unknown>(fn: F): F {
   return provider ? context.bind(context.active(), fn) : fn;
 }
+
+/**
+ * Work done later on behalf of an earlier span (a sweeper closing a call's verification window): a child span of the
+ * context that work recorded with `traceHeaders()`, so the call's trace goes on.
+ */
+export function inRecordedContext<T>(name: string, headers: Record<string, string> | null | undefined, intentId: string, fn: () => Promise<T>): Promise<T> {
+  if (!provider || !headers) return fn();
+  return inSpan(name, SpanKind.INTERNAL, contextOf(headers), { 'tollgate.intent_id': intentId }, fn);
+}

@@ -4,6 +4,7 @@ import { type DataSource } from 'typeorm';
 import { Movements, splitFee } from '@tollgate/accounting';
 import { CallSettled, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
+import { inRecordedContext } from '@tollgate/observability';
 import { applyPosting } from '@tollgate/persistence';
 import { SETTLEMENT, SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from '../settlement.constants';
 import { type SettlementOptions } from '../settlement.options';
@@ -26,8 +27,8 @@ export class CloseVerificationUseCase {
   /** Returns how many calls were settled. Safe to run from several instances at once. */
   async execute(batch = 100): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const due: { intent_id: string; hold_id: string; amount_minor: string; asset: string; provider_id: string; owner_id: string | null }[] = await manager.query(
-        `SELECT intent_id, hold_id, amount_minor, asset, provider_id, owner_id FROM settlement.verification
+      const due: { intent_id: string; hold_id: string; amount_minor: string; asset: string; provider_id: string; owner_id: string | null; trace_headers: Record<string, string> | null }[] = await manager.query(
+        `SELECT intent_id, hold_id, amount_minor, asset, provider_id, owner_id, trace_headers FROM settlement.verification
           WHERE state = 'open' AND effect = 'confirmed' AND due_at <= now() AND hold_id IS NOT NULL AND provider_id IS NOT NULL
           ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [batch],
@@ -40,7 +41,7 @@ export class CloseVerificationUseCase {
           [row.intent_id, fee.toString(), net.toString()],
         );
         await applyPosting(manager, SETTLEMENT, `settle:${row.hold_id}`, 'settle', Movements.settle(row.provider_id, { minor: gross, asset: row.asset }, fee), row.intent_id);
-        await this.outbox.append(manager, CallSettled, {
+        await inRecordedContext('settlement close verification', row.trace_headers, row.intent_id, () => this.outbox.append(manager, CallSettled, {
           intentId: row.intent_id,
           holdId: row.hold_id,
           providerId: row.provider_id,
@@ -48,7 +49,7 @@ export class CloseVerificationUseCase {
           fee: money(fee, row.asset),
           providerNet: money(net, row.asset),
           ...(row.owner_id ? { ownerId: row.owner_id } : {}),
-        });
+        }));
       }
       return due.length;
     });

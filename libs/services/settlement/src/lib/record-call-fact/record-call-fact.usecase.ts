@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { traceHeaders } from '@tollgate/observability';
 import { type EntityManager } from 'typeorm';
 import { CallRefunded, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
@@ -36,9 +37,10 @@ export class RecordCallFactUseCase {
         break;
       case 'confirmed':
         await manager.query(
-          `UPDATE settlement.verification SET effect = 'confirmed', due_at = now() + ($2::int * interval '1 millisecond'), provider_id = COALESCE($3, provider_id)
+          `UPDATE settlement.verification SET effect = 'confirmed', due_at = now() + ($2::int * interval '1 millisecond'), provider_id = COALESCE($3, provider_id),
+                  trace_headers = $4
             WHERE intent_id = $1 AND effect IS NULL`,
-          [intentId, this.options.verificationWindowMs, fact.providerId ?? null],
+          [intentId, this.options.verificationWindowMs, fact.providerId ?? null, traceHeadersOrNull()],
         );
         break;
       case 'rejected':
@@ -61,4 +63,10 @@ export class RecordCallFactUseCase {
       }, { causationId });
     }
   }
+}
+
+/** The confirmed effect's trace context (null when tracing is off), for the sweeper that settles the call later. */
+function traceHeadersOrNull(): string | null {
+  const headers = traceHeaders();
+  return Object.keys(headers).length > 0 ? JSON.stringify(headers) : null;
 }
