@@ -269,5 +269,28 @@ describe('the call life (issue 4)', () => {
       expect(errorOf(final)).toMatchObject({ code: 'PROVIDER_SYSTEM_ERROR', message: expect.stringMatching(/alice/) });
       expect(await attempts(intentId)).toHaveLength(1);
     });
+
+    it('the reconciliation report lists the unknown outcome; `reconcile resolve` by operation key records the decision (issue 13)', async () => {
+      const key = `probe-report-${Date.now()}`;
+      await call('launch_probe', { delayMs: CALL_DEADLINE_MS + 2000 }, key);
+      const intentId = (await intentOfKey(key))!;
+      const ops = (...args: string[]) => runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', ['reconcile', '--ledger-url', ledger,
+        '--token', adminToken, '--execution-url', system.url('execution'), '--execution-token', adminToken, ...args]);
+      const report = await waitFor('the unknown outcome in the report', async () => {
+        const r = await ops('report', '--older-than', '0', '--json');
+        const body = JSON.parse(r.out) as { unknownOutcomes: { open: { intentId: string }[] }; callsNotTerminal: { calls: { intentId: string; operationKey: string | null }[] } };
+        return body.unknownOutcomes.open.some((u) => u.intentId === intentId) ? { code: r.code, body } : undefined;
+      }, 30_000, 500);
+      expect(report.code).toBe(1); // something is open
+      expect(report.body.callsNotTerminal.calls).toEqual(expect.arrayContaining([expect.objectContaining({ intentId, operationKey: key })]));
+      const resolved = await ops('resolve', key, '--decision', 'did_not_happen', '--operator', 'carol', '--reason', 'no launch in the probe log');
+      expect(resolved.code).toBe(0);
+      expect(JSON.parse(resolved.out)).toEqual({ intentId, decision: 'did_not_happen', resolvedBy: 'carol' });
+      const row = (await pg.query('SELECT status, resolution FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0];
+      expect(row).toMatchObject({ status: 'resolved', resolution: { decision: 'did_not_happen', by: 'carol', why: 'no launch in the probe log' } });
+      const after = JSON.parse((await ops('report', '--older-than', '0', '--json')).out) as { unknownOutcomes: { open: { intentId: string }[] } };
+      expect(after.unknownOutcomes.open.map((u) => u.intentId)).not.toContain(intentId);
+      expect((await ops('resolve', 'no-such-key', '--decision', 'happened', '--operator', 'carol', '--reason', 'x')).code).toBe(2);
+    });
   });
 });
