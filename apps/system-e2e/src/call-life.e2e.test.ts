@@ -274,10 +274,11 @@ describe('the call life (issue 4)', () => {
       const key = `probe-report-${Date.now()}`;
       await call('launch_probe', { delayMs: CALL_DEADLINE_MS + 2000 }, key);
       const intentId = (await intentOfKey(key))!;
-      const ops = (...args: string[]) => runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', ['reconcile', '--ledger-url', ledger,
+      const ops = (...args: string[]) => runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', ['reconcile', '--ledger-url', system.url('ledger'),
         '--token', adminToken, '--execution-url', system.url('execution'), '--execution-token', adminToken, ...args]);
       const report = await waitFor('the unknown outcome in the report', async () => {
         const r = await ops('report', '--older-than', '0', '--json');
+        if (!r.out.trimStart().startsWith('{')) throw new Error(`tollgate-ops answered ${r.code}: ${r.out}`);
         const body = JSON.parse(r.out) as { unknownOutcomes: { open: { intentId: string }[] }; callsNotTerminal: { calls: { intentId: string; operationKey: string | null }[] } };
         return body.unknownOutcomes.open.some((u) => u.intentId === intentId) ? { code: r.code, body } : undefined;
       }, 30_000, 500);
