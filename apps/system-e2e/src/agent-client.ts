@@ -136,3 +136,23 @@ export async function startEmbeddedSystem(name: string, env: Record<string, stri
     },
   };
 }
+
+/**
+ * An owner with a funded USDC wallet, one agent connected to a new search-mode URL, and `reverse_text` priced — what
+ * the finance and ops suites pay with. Resolves once the price is in the agent's catalog.
+ */
+export async function payingAgentOnEmbedded(system: EmbeddedSystem, opts: { slug: string; priceMinor: string; depositMinor: string }): Promise<{ ownerId: string; agent: Client }> {
+  const { base, adminToken: admin } = system;
+  const ownerId = (await postJson(`${base}/admin/owners`, { name: opts.slug }, admin)).json['ownerId'] as string;
+  const agentId = (await postJson(`${base}/admin/owners/${ownerId}/agents`, { name: 'a' }, admin)).json['agentId'] as string;
+  const credential = (await postJson(`${base}/admin/agents/${agentId}/credentials`, {}, admin)).json['credential'] as string;
+  await postJson(`${base}/admin/mcp-urls`, { slug: opts.slug, discoveryMode: 'search' }, admin);
+  await fetch(`${base}/admin/tools/reverse_text`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ priceMinor: opts.priceMinor, asset: 'USDC' }) });
+  await postJson(`${base}/admin/owners/${ownerId}/deposits`, { reference: `${opts.slug}-1`, amount: { amountMinor: opts.depositMinor, asset: 'USDC' } }, admin);
+  const agent = await connectAgent(`${base}/mcp/${opts.slug}`, credential);
+  await waitFor('the price in the catalog', async () => {
+    const r = (await agent.callTool({ name: 'get_tool', arguments: { name: 'reverse_text' } })) as CallToolResult;
+    return !errorOf(r) && (r.structuredContent as { price: unknown }).price !== null;
+  }, 60_000, 300);
+  return { ownerId, agent };
+}

@@ -12,7 +12,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { waitFor } from '@tollgate/testing';
-import { callThrough, connectAgent, type EmbeddedSystem, errorOf, postJson, receiptOf, startEmbeddedSystem } from './agent-client';
+import { callThrough, type EmbeddedSystem, errorOf, payingAgentOnEmbedded, postJson, receiptOf, startEmbeddedSystem } from './agent-client';
 
 jest.setTimeout(240_000);
 
@@ -42,19 +42,9 @@ describe('finance console in headless Chromium (issue 13 point 3)', () => {
     mkdirSync(SHOTS, { recursive: true });
     system = await startEmbeddedSystem('console', { SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
     const { base, adminToken: admin } = system;
-    ownerId = (await postJson(`${base}/admin/owners`, { name: 'console' }, admin)).json['ownerId'] as string;
-    const agentId = (await postJson(`${base}/admin/owners/${ownerId}/agents`, { name: 'a' }, admin)).json['agentId'] as string;
-    const credential = (await postJson(`${base}/admin/agents/${agentId}/credentials`, {}, admin)).json['credential'] as string;
-    await postJson(`${base}/admin/mcp-urls`, { slug: 'console', discoveryMode: 'search' }, admin);
-    await fetch(`${base}/admin/tools/reverse_text`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ priceMinor: '250', asset: 'USDC' }) });
-    await postJson(`${base}/admin/owners/${ownerId}/deposits`, { reference: 'console-1', amount: { amountMinor: '10000', asset: 'USDC' } }, admin);
+    ({ ownerId, agent } = await payingAgentOnEmbedded(system, { slug: 'console', priceMinor: '250', depositMinor: '10000' }));
     financeToken = (await postJson(`${base}/admin/finance-tokens`, { label: 'finance' }, admin)).json['token'] as string;
     operatorToken = (await postJson(`${base}/admin/finance-tokens`, { label: 'ops', role: 'operator' }, admin)).json['token'] as string;
-    agent = await connectAgent(`${base}/mcp/console`, credential);
-    await waitFor('the price in the catalog', async () => {
-      const r = (await agent.callTool({ name: 'get_tool', arguments: { name: 'reverse_text' } })) as CallToolResult;
-      return !errorOf(r) && (r.structuredContent as { price: unknown }).price !== null;
-    }, 60_000, 300);
     for (let i = 0; i < 3; i++) {
       const paid = (await callThrough(agent, 'reverse_text', { text: `console ${i}` }, `console-key-${i}`)) as CallToolResult;
       expect(errorOf(paid)).toBeUndefined();

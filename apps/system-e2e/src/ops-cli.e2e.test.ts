@@ -9,7 +9,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Pg } from 'pg';
 import { waitFor } from '@tollgate/testing';
-import { callThrough, connectAgent, type EmbeddedSystem, errorOf, postJson, receiptOf, runOpsCli, startEmbeddedSystem } from './agent-client';
+import { callThrough, type EmbeddedSystem, errorOf, payingAgentOnEmbedded, postJson, receiptOf, runOpsCli, startEmbeddedSystem } from './agent-client';
 
 jest.setTimeout(240_000);
 
@@ -37,18 +37,8 @@ describe('tollgate-ops: replay, reconcile, inspect (issue 13 point 4)', () => {
     system = await startEmbeddedSystem('ops', { SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
     base = system.base;
     const admin = system.adminToken;
-    const ownerId = (await postJson(`${base}/admin/owners`, { name: 'ops' }, admin)).json['ownerId'] as string;
-    const agentId = (await postJson(`${base}/admin/owners/${ownerId}/agents`, { name: 'a' }, admin)).json['agentId'] as string;
-    const credential = (await postJson(`${base}/admin/agents/${agentId}/credentials`, {}, admin)).json['credential'] as string;
-    await postJson(`${base}/admin/mcp-urls`, { slug: 'ops', discoveryMode: 'search' }, admin);
-    await fetch(`${base}/admin/tools/reverse_text`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ priceMinor: '100', asset: 'USDC' }) });
-    await postJson(`${base}/admin/owners/${ownerId}/deposits`, { reference: 'ops-1', amount: { amountMinor: '5000', asset: 'USDC' } }, admin);
+    ({ agent } = await payingAgentOnEmbedded(system, { slug: 'ops', priceMinor: '100', depositMinor: '5000' }));
     operator = (await postJson(`${base}/admin/finance-tokens`, { label: 'ops', role: 'operator' }, admin)).json['token'] as string;
-    agent = await connectAgent(`${base}/mcp/ops`, credential);
-    await waitFor('the price in the catalog', async () => {
-      const r = (await agent.callTool({ name: 'get_tool', arguments: { name: 'reverse_text' } })) as CallToolResult;
-      return !errorOf(r) && (r.structuredContent as { price: unknown }).price !== null;
-    }, 60_000, 300);
     for (let i = 0; i < 5; i++) {
       const paid = (await callThrough(agent, 'reverse_text', { text: `abc${i}` }, `ops-key-${i}`)) as CallToolResult;
       expect(errorOf(paid)).toBeUndefined();

@@ -161,6 +161,7 @@ async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
     const current = await next;
     if (current.done) return;
     next = it.next();
+    next.catch(() => undefined); // a read failing while this batch is written is reported at the next await, not as unhandled
     yield current.value;
   }
 }
