@@ -6,6 +6,8 @@
  */
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { waitFor } from '@tollgate/testing';
 import { callThrough, connectAgent, type EmbeddedSystem, errorOf, receiptOf, runOpsCli, startEmbeddedSystem } from './agent-client';
 
@@ -52,6 +54,31 @@ describe('npm start: the demo (issue 13 point 6)', () => {
     const replay = await runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', ['replay', '--database-url', system.pgUrl, '--verify', '--json']);
     expect(replay.code).toBe(0);
     expect(replay.out).toContain('"differences": []');
+  });
+
+  it('runs the README\'s operation-key step literally: the retry with its _meta returns the same receipt and charges once (issue 21 point 1, B5)', async () => {
+    const readme = readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
+    const step = readme.slice(readme.indexOf('### Five minutes with the demo'));
+    const metaText = /Add `_meta: (\{[^`]*\})`/.exec(step)?.[1];
+    expect(metaText).toBeDefined();
+    const meta = JSON.parse(metaText!) as Record<string, unknown>;
+    // What the owner can still spend (a hold moves money out of it; its later capture does not).
+    const wallet = async () => ((await (await fetch(`${system.base}/admin/owners/${system.demo['ownerId']}/wallet`, { headers: { authorization: `Bearer ${system.adminToken}` } })).json()) as { balances: { asset: string; available: string }[] })
+      .balances.find((b) => b.asset === 'USDC')?.available;
+    const before = await wallet();
+    const first = (await agent.callTool({ name: 'reverse_text', arguments: { text: 'hello' }, _meta: meta })) as CallToolResult;
+    expect(errorOf(first)).toBeUndefined();
+    const afterFirst = await wallet();
+    expect(BigInt(before!) - BigInt(afterFirst!)).toBe(250_000n);
+    const retry = (await agent.callTool({ name: 'reverse_text', arguments: { text: 'hello' }, _meta: meta })) as CallToolResult;
+    expect(errorOf(retry)).toBeUndefined();
+    expect(receiptOf(retry)?.intentId).toBe(receiptOf(first)?.intentId);
+    expect(retry._meta?.['assay/replayed']).toBe(true);
+    expect(await wallet()).toBe(afterFirst);
+    // The name the README used to give is refused, not ignored.
+    const other = (await agent.callTool({ name: 'reverse_text', arguments: { text: 'hello' }, _meta: { operationKey: 'my-key-1' } })) as CallToolResult;
+    expect(errorOf(other)).toMatchObject({ code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false });
+    expect(await wallet()).toBe(afterFirst);
   });
 
   it('the search-mode URL finds the writing tool by what it does', async () => {

@@ -13,7 +13,7 @@ import { type CatalogTool, displayAmount, inScope, noProviderFits, type UrlProfi
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { checkCatalogArguments } from '../hosted-tools/hosted-tools';
-import { IDEMPOTENCY_META_KEY, isValidOperationKey, repeatVerdict, requestHashOf } from '../operation-key/operation-key';
+import { readOperationKey, repeatVerdict, requestHashOf } from '../operation-key/operation-key';
 
 /** Where an agent puts a signed x402 payment (G7). */
 export const X402_PAYMENT_META_KEY = 'x402/payment';
@@ -82,13 +82,9 @@ export class CallToolUseCase {
   ) {}
 
   async execute(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = []): Promise<ToolCallResult> {
-    const operationKey = meta[IDEMPOTENCY_META_KEY];
-    if (operationKey !== undefined && !isValidOperationKey(operationKey)) {
-      return agentErrorResult({
-        code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false,
-        message: `_meta["${IDEMPOTENCY_META_KEY}"] must be 1 to 255 printable ASCII characters without spaces. Send a valid key, the same one for every retry of this operation.`,
-      });
-    }
+    const read = readOperationKey(meta);
+    if (!read.ok) return agentErrorResult({ code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false, message: read.message });
+    const operationKey = read.key;
     // The catalog read model in memory (reloaded on every catalog change, here and on the other replicas via NOTIFY);
     // the table only when this instance has not loaded the tool yet.
     const doc = this.catalog.get(name)

@@ -50,7 +50,7 @@ export const HOSTED_TOOLS = [
   },
   {
     name: 'call_tool',
-    description: 'Runs a catalog tool by name at that tool\'s price (no extra fee). Payment and idempotency metadata go in the request _meta, outside the arguments.',
+    description: 'Runs a catalog tool by name at that tool\'s price (no extra fee). Payment and idempotency metadata go in the request _meta, outside the arguments: the operation key as _meta["assay/idempotencyKey"], the same for every retry.',
     inputSchema: CALL_TOOL_INPUT,
     annotations: { readOnlyHint: false, openWorldHint: true },
   },
