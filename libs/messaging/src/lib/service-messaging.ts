@@ -86,6 +86,6 @@ export class ServiceMessaging {
   }
 
   isReady(): boolean {
-    return this.relay.isReady() && this.options.transport.isReady();
+    return this.relay.isReady() && this.options.transport.isReady() && this.consumers.every((c) => c.isHealthy());
   }
 }

@@ -11,7 +11,7 @@ import { bindToActiveContext, eventAgeSeconds, eventHandleSeconds, inConsumerSpa
 import { type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { decodeOnce } from './decode-once';
-import { isTransientFailure, retryDelayMs } from './failure-policy';
+import { DEGRADED_AFTER_MS, isTransientFailure, retryDelayMs, TRANSIENT_BUDGET_MS } from './failure-policy';
 
 export interface HandleContext<P> {
   payload: P;
@@ -25,14 +25,26 @@ export interface HandleContext<P> {
   afterCommit(fn: () => Promise<void> | void): void;
 }
 
+/** What a handler may write when its event is parked: in the parking transaction, so the two commit together. */
+export interface ParkedContext<P> {
+  payload: P;
+  envelope: EventEnvelope;
+  manager: EntityManager;
+}
+
 export interface EventHandler<P extends object = object> {
   event: EventDefinition<P>;
   handle(ctx: HandleContext<P>): Promise<void>;
+  /**
+   * The event could not be applied and is parked: record the final answer whoever waits on it needs (issue 21
+   * point 3 — e.g. payment refuses a parked CallRequested, so the agent is not left waiting for a hold that never comes).
+   */
+  onParked?(ctx: ParkedContext<P>): Promise<void>;
 }
 
 /** A typed handler for one event: `on(PaymentHeld, async ({ payload, manager }) => ...)`. */
-export function on<P extends object>(event: EventDefinition<P>, handle: (ctx: HandleContext<P>) => Promise<void>): EventHandler<P> {
-  return { event, handle };
+export function on<P extends object>(event: EventDefinition<P>, handle: (ctx: HandleContext<P>) => Promise<void>, extra: { onParked?: (ctx: ParkedContext<P>) => Promise<void> } = {}): EventHandler<P> {
+  return { event, handle, ...extra };
 }
 
 export interface InboxConsumerOptions {
@@ -54,6 +66,8 @@ export interface InboxConsumerOptions {
   outbox?: OutboxWriter;
   /** Tries of one event whose handler keeps failing before it is parked (default 5). */
   maxAttempts?: number;
+  /** How long a batch may fail transiently while the database answers before it is treated as failing (ms, default TRANSIENT_BUDGET_MS). */
+  transientBudgetMs?: number;
   /** How often requested re-drives of parked events are picked up (ms, default 2000). */
   redriveIntervalMs?: number;
   /** Off the critical path: gather messages this long before applying them together (see SubscribeOptions). */
@@ -89,6 +103,8 @@ export class InboxConsumer {
   private subscription?: Subscription;
   private redriveTimer?: NodeJS.Timeout;
   private stopping = false;
+  /** Since when the current batch has been failing transiently (undefined: it is not). */
+  private failingSince?: number;
 
   constructor(private readonly options: InboxConsumerOptions) {
     for (const h of options.handlers) {
@@ -134,6 +150,11 @@ export class InboxConsumer {
     return r?.n ?? 0;
   }
 
+  /** False while a batch has been failing transiently for more than DEGRADED_AFTER_MS (readiness says so). */
+  isHealthy(): boolean {
+    return this.failingSince === undefined || Date.now() - this.failingSince < DEGRADED_AFTER_MS;
+  }
+
   /** Visible for tests: handles delivered messages exactly as the subscription does. */
   async onBatch(messages: readonly DeliveredMessage[]): Promise<void> {
     const decoded: Decoded[] = [];
@@ -147,24 +168,48 @@ export class InboxConsumer {
         await this.park(message, undefined, error.reasons);
       }
     }
-    await this.applyAll(decoded);
+    try {
+      await this.applyAll(decoded, false);
+    } catch (error) {
+      if (!isTransientFailure(error) || !(await this.overTransientBudget())) throw error;
+      // The database answers, yet this batch keeps failing "transiently": the failure is the batch's own.
+      this.options.logger.warn({ err: error }, 'transient failure outlasted its budget while the database answers; treating it as the events\' own');
+      await this.applyAll(decoded, true);
+    }
+    this.failingSince = undefined;
   }
 
-  /** Applies in one transaction; on failure splits in halves (order kept) until the failing event is alone. */
-  private async applyAll(items: Decoded[]): Promise<void> {
+  /** The transport redelivers a batch that failed transiently (with back-off); past the budget it is bounded. */
+  private async overTransientBudget(): Promise<boolean> {
+    const now = Date.now();
+    this.failingSince ??= now;
+    if (now - this.failingSince < (this.options.transientBudgetMs ?? TRANSIENT_BUDGET_MS)) return false;
+    try {
+      await this.options.dataSource.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Applies in one transaction; on failure splits in halves (order kept) until the failing event is alone. A transient
+   * failure is thrown for the transport to redeliver, unless `bounded`: then it counts like any other.
+   */
+  private async applyAll(items: Decoded[], bounded: boolean): Promise<void> {
     if (items.length === 0) return;
     try {
       await this.applyTogether(items);
     } catch (error) {
-      if (isTransientFailure(error)) throw error;
-      if (items.length === 1) return this.retryThenPark(items[0]!, error);
+      if (!bounded && isTransientFailure(error)) throw error;
+      if (items.length === 1) return this.retryThenPark(items[0]!, error, bounded);
       const mid = Math.ceil(items.length / 2);
-      await this.applyAll(items.slice(0, mid));
-      await this.applyAll(items.slice(mid));
+      await this.applyAll(items.slice(0, mid), bounded);
+      await this.applyAll(items.slice(mid), bounded);
     }
   }
 
-  private async retryThenPark(item: Decoded, firstError: unknown): Promise<void> {
+  private async retryThenPark(item: Decoded, firstError: unknown, bounded: boolean): Promise<void> {
     let error = firstError;
     const attempts = this.options.maxAttempts ?? 5;
     for (let attempt = 2; attempt <= attempts && !this.stopping; attempt++) {
@@ -172,12 +217,12 @@ export class InboxConsumer {
       try {
         return await this.applyTogether([item]);
       } catch (e) {
-        if (isTransientFailure(e)) throw e;
+        if (!bounded && isTransientFailure(e)) throw e;
         error = e;
       }
     }
     if (this.stopping) throw error;
-    await this.park(item.message, item.envelope, [`handler failed ${attempts} times: ${describe(error)}`]);
+    await this.park(item.message, { envelope: item.envelope, payload: item.payload, handler: item.handler }, [`handler failed ${attempts} times: ${describe(error)}`]);
   }
 
   private async applyTogether(items: Decoded[]): Promise<void> {
@@ -227,8 +272,10 @@ export class InboxConsumer {
    * Parks a message durably: the reason in `parked_event`, its id in the inbox (so a redelivery does not retry it), and
    * a DeadLetterParked event for whoever watches the dead-letter topic — all in one transaction.
    */
-  private async park(message: DeliveredMessage, envelope: EventEnvelope | undefined, reasons: string[]): Promise<void> {
+  private async park(message: DeliveredMessage, decoded: Omit<Decoded, 'message'> | undefined, reasons: string[]): Promise<void> {
     const { dataSource, schema, name, logger, outbox } = this.options;
+    const envelope = decoded?.envelope;
+    let wroteOutbox = false;
     await dataSource.transaction(async (manager) => {
       const parked: unknown[] = await manager.query(
         `INSERT INTO "${schema}".parked_event (consumer, topic, partition, "offset", event_id, key, value, reason)
@@ -241,49 +288,70 @@ export class InboxConsumer {
           [name, envelope.eventId, message.topic, message.partition, message.offset],
         );
       }
+      if (parked.length > 0 && decoded?.handler.onParked) await decoded.handler.onParked({ payload: decoded.payload, envelope: decoded.envelope, manager });
       if (parked.length > 0 && outbox) {
         await outbox.append(manager, DeadLetterParked, {
           consumer: name, sourceTopic: message.topic, partition: message.partition, offset: message.offset, key: message.key, reasons, value: message.value.slice(0, 100_000),
         });
       }
+      wroteOutbox = OutboxWriter.wroteOutbox(manager);
     });
+    if (wroteOutbox) this.options.onOutboxWritten?.();
     logger.warn({ topic: message.topic, partition: message.partition, offset: message.offset, reasons }, 'event parked (dead letter)');
   }
 
-  /** Applies the parked events ops asked to re-drive; one that fails again stays parked with the new reason. */
+  /**
+   * Applies the parked events ops asked to re-drive, one transaction each; one that fails again stays parked with the
+   * new reason. Each is claimed in its transaction (`FOR UPDATE SKIP LOCKED`: a replica never takes one another is
+   * applying) and applied through the inbox under `<consumer>/redrive`, so no event is re-driven twice (issue 21 point 3).
+   */
   async redrive(): Promise<number> {
-    const { dataSource, schema, name } = this.options;
-    const rows: { topic: string; partition: number; offset: string; key: string; value: string }[] = await dataSource.query(
-      `SELECT topic, partition, "offset", key, value FROM "${schema}".parked_event
-        WHERE consumer = $1 AND redrive_requested_at IS NOT NULL AND resolved_at IS NULL ORDER BY parked_at LIMIT 100`, [name],
-    );
     let resolved = 0;
-    for (const r of rows) if (await this.redriveOne(r)) resolved++;
+    for (let i = 0; i < 100 && !this.stopping; i++) {
+      const outcome = await this.redriveNext();
+      if (outcome === 'none' || outcome === 'retry-later') break;
+      if (outcome === 'resolved') resolved++;
+    }
     return resolved;
   }
 
-  private async redriveOne(r: { topic: string; partition: number; offset: string; key: string; value: string }): Promise<boolean> {
+  private async redriveNext(): Promise<'none' | 'resolved' | 'failed' | 'retry-later'> {
     const { dataSource, schema, name } = this.options;
-    const where = `consumer = $1 AND topic = $2 AND partition = $3 AND "offset" = $4`;
-    const id = [name, r.topic, r.partition, r.offset];
     const after: Array<() => Promise<void> | void> = [];
+    let claimed: ParkedRow | undefined;
     try {
-      const handler = this.byTopic.get(r.topic);
-      if (!handler) throw new Error(`no handler for ${r.topic}`);
-      const { envelope, payload } = decodeEnvelope(handler.event, r.value);
       await dataSource.transaction(async (manager) => {
-        await handler.handle({ payload, envelope, manager, afterCommit: (fn) => after.push(fn) });
-        await manager.query(`UPDATE "${schema}".parked_event SET resolved_at = now(), redrive_requested_at = NULL WHERE ${where}`, id);
+        [claimed] = (await manager.query(
+          `SELECT topic, partition, "offset", key, value FROM "${schema}".parked_event
+            WHERE consumer = $1 AND redrive_requested_at IS NOT NULL AND resolved_at IS NULL ORDER BY parked_at LIMIT 1 FOR UPDATE SKIP LOCKED`, [name],
+        )) as ParkedRow[];
+        if (claimed) await this.applyParked(manager, claimed, after);
       });
     } catch (error) {
-      if (isTransientFailure(error)) return false;
+      if (isTransientFailure(error) || !claimed) return 'retry-later';
       const reason = error instanceof ContractViolationError ? error.reasons.join('; ') : describe(error);
-      await dataSource.query(`UPDATE "${schema}".parked_event SET redrive_requested_at = NULL, reason = $5 WHERE ${where}`, [...id, `re-drive failed: ${reason}`.slice(0, 4000)]);
-      return false;
+      await dataSource.query(`UPDATE "${schema}".parked_event SET redrive_requested_at = NULL, reason = $5 WHERE ${PARKED_ROW}`,
+        [name, claimed.topic, claimed.partition, claimed.offset, `re-drive failed: ${reason}`.slice(0, 4000)]);
+      return 'failed';
     }
+    if (!claimed) return 'none';
     for (const fn of after) await Promise.resolve(fn()).catch(() => undefined);
-    this.options.logger.info({ topic: r.topic, offset: r.offset }, 'parked event re-driven');
-    return true;
+    this.options.logger.info({ topic: claimed.topic, offset: claimed.offset }, 'parked event re-driven');
+    return 'resolved';
+  }
+
+  /** In the claiming transaction: the handler once (the re-drive inbox decides), then the row marked resolved. */
+  private async applyParked(manager: EntityManager, r: ParkedRow, after: Array<() => Promise<void> | void>): Promise<void> {
+    const { schema, name } = this.options;
+    const handler = this.byTopic.get(r.topic);
+    if (!handler) throw new Error(`no handler for ${r.topic}`);
+    const { envelope, payload } = decodeEnvelope(handler.event, r.value);
+    const fresh: unknown[] = await manager.query(
+      `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset") VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
+      [`${name}/redrive`, envelope.eventId, r.topic, r.partition, r.offset],
+    );
+    if (fresh.length > 0) await handler.handle({ payload, envelope, manager, afterCommit: (fn) => after.push(fn) });
+    await manager.query(`UPDATE "${schema}".parked_event SET resolved_at = now(), redrive_requested_at = NULL WHERE ${PARKED_ROW}`, [name, r.topic, r.partition, r.offset]);
   }
 
   private scheduleRedrive(): void {
@@ -296,6 +364,9 @@ export class InboxConsumer {
     this.redriveTimer.unref();
   }
 }
+
+interface ParkedRow { topic: string; partition: number; offset: string; key: string; value: string }
+const PARKED_ROW = `consumer = $1 AND topic = $2 AND partition = $3 AND "offset" = $4`;
 
 /** The reason recorded for ops: the error's message, never a stack. */
 function describe(error: unknown): string {

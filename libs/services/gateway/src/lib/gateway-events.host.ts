@@ -58,6 +58,7 @@ export class GatewayEventsHost extends ServiceEventsHost {
             ...(p.retryAfterMs !== undefined ? { retryAfterMs: p.retryAfterMs } : {}),
             ...(p.details ? { details: p.details } : {}),
             ...(p.x402PaymentRequired ? { x402PaymentRequired: p.x402PaymentRequired } : {}),
+            ...(p.final ? { final: true } : {}),
           }))),
           on(OutcomeUnknown, fold(() => ({
             kind: 'failed', code: 'IDEMPOTENCY_RESULT_UNAVAILABLE', retryable: false,

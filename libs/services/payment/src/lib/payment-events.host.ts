@@ -32,7 +32,9 @@ export class PaymentEventsHost extends ServiceEventsHost {
       {
         name: 'payment',
         handlers: [
-          on(CallRequested, ({ manager, payload, envelope }) => this.placeHold.execute(manager, payload, envelope.eventId)),
+          on(CallRequested, ({ manager, payload, envelope }) => this.placeHold.execute(manager, payload, envelope.eventId), {
+            onParked: ({ manager, payload, envelope }) => this.placeHold.refuseParked(manager, payload, envelope.eventId),
+          }),
           on(CallSettled, ({ manager, payload }) => this.resolveHold.capture(manager, payload.holdId, BigInt(payload.amount.amountMinor))),
           on(CallRefunded, ({ manager, payload }) => this.resolveHold.void(manager, payload.holdId)),
         ],

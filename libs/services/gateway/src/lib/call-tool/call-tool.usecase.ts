@@ -31,7 +31,7 @@ interface CallRow {
   classification: string | null;
   result: { content: Record<string, unknown>[]; structuredContent?: Record<string, unknown>; isError?: boolean } | null;
   effect: string | null;
-  error: { code: string; message: string; retryable: boolean; stage?: 'payment'; retryAfterMs?: number; details?: Record<string, unknown>; x402PaymentRequired?: Record<string, unknown> } | null;
+  error: { code: string; message: string; retryable: boolean; stage?: 'payment'; final?: boolean; retryAfterMs?: number; details?: Record<string, unknown>; x402PaymentRequired?: Record<string, unknown> } | null;
   asset_decimals: number | null;
   held_minor: string | null;
   x402_response: Record<string, unknown> | null;
@@ -153,10 +153,11 @@ export class CallToolUseCase {
           );
           if (claimed.length === 0) {
             // A key whose last attempt payment refused (nothing held, nothing dispatched) is free for the retry with the same
-            // request: after a top-up, an owner's approval or with an x402 payment, the same key runs the call.
+            // request: after a top-up, an owner's approval or with an x402 payment, the same key runs the call — unless the
+            // refusal is final (payment could not process the call at all: its answer stands for the key).
             const retaken = returnedRows(await m.query(
               `UPDATE gateway.operation_key k SET intent_id = $4 FROM gateway.call c
-                WHERE k.agent_id = $1 AND k.key = $2 AND k.request_hash = $3 AND c.intent_id = k.intent_id AND c.error->>'stage' = 'payment'
+                WHERE k.agent_id = $1 AND k.key = $2 AND k.request_hash = $3 AND c.intent_id = k.intent_id AND c.error->>'stage' = 'payment' AND c.error->'final' IS NULL
                 RETURNING k.intent_id`,
               [caller.agentId, operationKey, requestHash, intentId],
             ));

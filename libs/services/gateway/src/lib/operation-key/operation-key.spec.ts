@@ -19,7 +19,8 @@ describe('operation keys (G5.2, G8, B5)', () => {
       expect(isOperationKeyLookalike(name)).toBe(true);
       const read = readOperationKey({ [name]: 'my-key-1' });
       expect(read.ok).toBe(false);
-      if (!read.ok) expect(read.message).toContain(`_meta["${name}"]`), expect(read.message).toContain(IDEMPOTENCY_META_KEY);
+      expect(read.ok ? '' : read.message).toContain(`_meta["${name}"]`);
+      expect(read.ok ? '' : read.message).toContain(IDEMPOTENCY_META_KEY);
     }
     for (const name of [IDEMPOTENCY_META_KEY, 'progressToken', 'x402/payment', 'assay/contractVersion', 'keyword']) expect(isOperationKeyLookalike(name)).toBe(false);
   });

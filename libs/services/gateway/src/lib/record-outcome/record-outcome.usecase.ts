@@ -7,7 +7,7 @@ export type CallOutcomeFact =
   | { kind: 'result'; providerId: string; attempt: number; classification: string; result: UpstreamResultDto }
   | { kind: 'confirmed'; attempt: number }
   | { kind: 'held'; amountMinor: string; x402Response?: Record<string, unknown> }
-  | { kind: 'failed'; code: string; message: string; retryable: boolean; stage?: 'payment'; retryAfterMs?: number; details?: Record<string, unknown>; x402PaymentRequired?: Record<string, unknown> }
+  | { kind: 'failed'; code: string; message: string; retryable: boolean; stage?: 'payment'; final?: boolean; retryAfterMs?: number; details?: Record<string, unknown>; x402PaymentRequired?: Record<string, unknown> }
   /** A capture names its amount: the receipt stays right even when the hold's event is recorded after it. */
   | { kind: 'settled'; amountMinor: string }
   | { kind: 'refunded' };

@@ -18,6 +18,8 @@ interface Refusal {
   retryAfterMs?: number;
   details?: Record<string, unknown>;
   x402PaymentRequired?: Record<string, unknown>;
+  /** The answer stands for the call's operation key (see PaymentRejectedPayload.final). */
+  final?: boolean;
 }
 
 /**
@@ -42,7 +44,9 @@ export class PlaceHoldUseCase {
     const asset = request.price.asset;
     await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${request.agentId}`]);
 
-    const { verdict, approved } = await this.spendVerdict(manager, request, price);
+    const { verdict, approved, decided } = await this.spendVerdict(manager, request, price);
+    // Already answered (a parked CallRequested refused, then re-driven): the answer stands, nothing is held.
+    if (decided) return;
     if (!verdict.ok) {
       const details = verdict.code === 'MCP_APPROVAL_REQUIRED'
         ? { ...verdict.details, approvalId: await this.pendingApproval(manager, request, price) }
@@ -93,7 +97,19 @@ export class PlaceHoldUseCase {
     }, { causationId });
   }
 
-  private async spendVerdict(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<{ verdict: SpendVerdict; approved: boolean }> {
+  /**
+   * Issue 21 point 3: this CallRequested could not be applied and is parked. The agent gets a final answer now instead
+   * of waiting on a hold that never comes: refused, nothing held, recorded so that a later re-drive changes nothing.
+   */
+  async refuseParked(manager: EntityManager, request: CallRequestedPayload, causationId: string): Promise<void> {
+    await this.reject(manager, request, causationId, {
+      code: 'INTERNAL_SERVER_ERROR', retryable: false,
+      message: 'The platform could not process the payment of this call: no hold was placed and nothing was charged. This operation key keeps this answer; to try again, send a new key.',
+      details: { charged: false }, final: true,
+    });
+  }
+
+  private async spendVerdict(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<{ verdict: SpendVerdict; approved: boolean; decided: boolean }> {
     const [row]: { paused: boolean; spend_limit_minor: string | null; period: AgentSpendPolicy['period']; approval_threshold_minor: string | null }[] = await manager.query(
       'SELECT paused, spend_limit_minor, period, approval_threshold_minor FROM payment.spend_policy WHERE owner_id = $1 AND agent_id = $2',
       [request.ownerId, request.agentId],
@@ -109,7 +125,7 @@ export class PlaceHoldUseCase {
     const minute = minuteStart(now);
     const previousMinute = new Date(minute.getTime() - 60_000);
     // Counters, not a scan of the agent's charges: a handful of primary-key lookups whatever the history (issue 11).
-    const [f]: { spent_period: string; calls_minute: string; calls_prev: string; spent_minute: string; spent_prev: string; same_request: string; free_today: string; approved: boolean; debt: string }[] = await manager.query(
+    const [f]: { spent_period: string; calls_minute: string; calls_prev: string; spent_minute: string; spent_prev: string; same_request: string; free_today: string; approved: boolean; debt: string; decided: boolean }[] = await manager.query(
       `WITH c AS (SELECT kind, bucket, key, calls, amount FROM payment.spend_counter
                    WHERE agent_id = $1 AND ((kind = $10 AND bucket = $4 AND key = $5) OR (kind = 'minute' AND bucket IN ($11, $12) AND key = $5)
                                             OR (kind = 'free' AND bucket = $7 AND key = $2)))
@@ -124,9 +140,10 @@ export class PlaceHoldUseCase {
              AND created_at > now() - ($6::int * interval '1 millisecond')) AS same_request,
          EXISTS (SELECT 1 FROM payment.approval a WHERE a.agent_id = $1 AND a.tool_id = $2 AND a.arguments_hash = $3
                    AND COALESCE(a.operation_key, '') = COALESCE($8, '') AND a.status = 'approved') AS approved,
-         COALESCE((SELECT -balance FROM payment.balance WHERE account = $9 AND asset = $5), 0) AS debt`,
+         COALESCE((SELECT -balance FROM payment.balance WHERE account = $9 AND asset = $5), 0) AS debt,
+         EXISTS (SELECT 1 FROM payment.charge WHERE intent_id = $13) AS decided`,
       [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now),
-        request.operationKey ?? null, accountKey({ kind: 'debt', ownerId: request.ownerId }), policy.period, minute, previousMinute],
+        request.operationKey ?? null, accountKey({ kind: 'debt', ownerId: request.ownerId }), policy.period, minute, previousMinute, request.intentId],
     );
     const owed = BigInt(f!.debt);
     const verdict = decideSpend(policy, rules, {
@@ -137,7 +154,7 @@ export class PlaceHoldUseCase {
       approved: f!.approved, freeCallsUsedToday: Number(f!.free_today), dayEndsAt: periodEnd('day', now), now,
       ...(request.freeCallsPerDay !== undefined ? { freeCallsPerDay: request.freeCallsPerDay } : {}),
     });
-    return { verdict, approved: f!.approved };
+    return { verdict, approved: f!.approved, decided: f!.decided };
   }
 
   /** The approval request the owner decides on: one per agent, tool, arguments and operation key. */
@@ -241,6 +258,7 @@ export class PlaceHoldUseCase {
       ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}),
       ...(r.details ? { details: r.details } : {}),
       ...(r.x402PaymentRequired ? { x402PaymentRequired: r.x402PaymentRequired } : {}),
+      ...(r.final ? { final: true } : {}),
     }, { causationId });
   }
 
