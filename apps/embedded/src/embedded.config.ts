@@ -1,9 +1,10 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { EnvVar } from '@tollgate/config';
+import { WithX402Config } from '@tollgate/payment-service';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 
-/** `npm start`: the whole system in one process. Every variable is optional. */
-export class EmbeddedConfig {
+/** `npm start`: the whole system in one process. Every variable is optional (x402's become required once a facilitator is set). */
+export class EmbeddedConfig extends WithX402Config(class {}) {
   @EnvVar({ description: 'HTTP port for the gateway, admin APIs, ledger and sample providers.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3000;
@@ -35,10 +36,6 @@ export class EmbeddedConfig {
   @EnvVar({ description: 'How long (ms) a device sign-in of the local bridge stays open for approval.' })
   @IsInt() @Min(1000)
   GATEWAY_SIGNIN_TTL_MS = 600_000;
-
-  @EnvVar({ description: 'x402 facilitator: "off" (default; x402 not offered), a facilitator URL that verifies and settles on chain, or "local" (signatures only, settles nothing: anyone can mint money — demos only).' })
-  @Matches(/^(off|local|https?:\/\/\S+)$/, { message: 'must be off, local or an http(s) URL' })
-  PAYMENT_X402_FACILITATOR = 'off';
 
   @EnvVar({ description: 'Proxies trusted to state the client address in X-Forwarded-For (comma-separated addresses, CIDRs, or loopback / linklocal / uniquelocal); empty: none.', example: '' })
   @Matches(/^[0-9A-Za-z.:/,\s]*$/)

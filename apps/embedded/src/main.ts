@@ -21,7 +21,7 @@ import { LedgerModule } from '@tollgate/ledger-service';
 import { EventTransportModule, PostgresLogTransport } from '@tollgate/messaging';
 import { parseUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { createLogger, HealthModule } from '@tollgate/observability';
-import { DEFAULT_VELOCITY, DEFAULT_X402, PaymentModule, x402FacilitatorOf } from '@tollgate/payment-service';
+import { DEFAULT_VELOCITY, PaymentModule } from '@tollgate/payment-service';
 import { ensureDatabase } from '@tollgate/persistence';
 import { SampleProvidersModule, TEXT_TOOLS_PATH } from '@tollgate/sample-providers-service';
 import { SettlementModule } from '@tollgate/settlement-service';
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
         policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000, upstreamCredentials }),
       ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken, upstreamCredentials }),
-      PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: x402FacilitatorOf(config.PAYMENT_X402_FACILITATOR, 10_000) }),
+      PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, ...config.x402Options() }),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
       LedgerModule.register({ ...base, adminToken }),
     ],

@@ -79,6 +79,7 @@ describe('payment and settlement (issue 5)', () => {
       GATEWAY_CALL_DEADLINE_MS: '3000', GATEWAY_CALL_WAIT_MS: '8000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
       // The signature-only facilitator, explicitly allowed: this suite has no chain to settle on.
       PAYMENT_X402_FACILITATOR: 'local', PAYMENT_X402_ALLOW_LOCAL_FACILITATOR: 'true',
+      PAYMENT_X402_NETWORK: 'eip155:84532', PAYMENT_X402_PAY_TO: '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c',
     });
     token = system.adminToken;
     gw = system.url('gateway');

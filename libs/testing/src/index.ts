@@ -7,3 +7,4 @@ export * from './lib/search-eval/search-eval';
 export * from './lib/search-eval/search-eval.queries';
 export * from './lib/search-eval/eval-catalog.data';
 export * from './lib/call-events';
+export * from './lib/x402-facilitator';

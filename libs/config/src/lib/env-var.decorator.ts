@@ -15,7 +15,9 @@ const DOCS = Symbol('tollgate:env-docs');
 /** Documents one configuration variable; `tools/ops` turns these into .env.example. */
 export function EnvVar(doc: EnvVarDoc): PropertyDecorator {
   return (target, property) => {
-    const docs: Map<string, EnvVarDoc> = Reflect.getMetadata(DOCS, target) ?? new Map();
+    // A class's own copy of what it inherits: a subclass's variables never leak into its base (or its siblings).
+    const own: Map<string, EnvVarDoc> | undefined = Reflect.getOwnMetadata(DOCS, target);
+    const docs = own ?? new Map<string, EnvVarDoc>(Reflect.getMetadata(DOCS, target) ?? []);
     docs.set(String(property), doc);
     Reflect.defineMetadata(DOCS, docs, target);
   };

@@ -1,9 +1,10 @@
-import { Equals, IsBoolean, IsEthereumAddress, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { CommonConfig, EnvVar } from '@tollgate/config';
-import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions, type X402FacilitatorSetting } from './payment.options';
+import { DEFAULT_VELOCITY, type PaymentOptions } from './payment.options';
+import { WithX402Config } from './x402/x402.config';
 
 /** Every variable the payment app reads, validated at boot. */
-export class PaymentAppConfig extends CommonConfig {
+export class PaymentAppConfig extends WithX402Config(CommonConfig) {
   @EnvVar({ description: 'HTTP port of the payment app.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3003;
@@ -28,32 +29,6 @@ export class PaymentAppConfig extends CommonConfig {
   @IsInt() @Min(100) @Max(3_600_000)
   PAYMENT_VELOCITY_REPEAT_WINDOW_MS = DEFAULT_VELOCITY.repeatWindowMs;
 
-  @EnvVar({ description: 'x402: the CAIP-2 network payments settle on.' })
-  @Matches(/^eip155:[1-9][0-9]*$/)
-  PAYMENT_X402_NETWORK = DEFAULT_X402.network;
-
-  @EnvVar({ description: 'x402: the token contract agents sign transfers of (its atomic units are the asset\'s minor units).' })
-  @IsEthereumAddress()
-  PAYMENT_X402_ASSET_ADDRESS = DEFAULT_X402.assetAddress;
-
-  @EnvVar({ description: 'x402: the address payments are made to.' })
-  @IsEthereumAddress()
-  PAYMENT_X402_PAY_TO = DEFAULT_X402.payTo;
-
-  @EnvVar({ description: 'x402 facilitator: "off" (x402 not offered), the base URL of a facilitator that verifies and settles on chain (POST /verify, /settle), or "local" (checks signatures, settles nothing: tests and demos only).' })
-  @Matches(/^(off|local|https?:\/\/\S+)$/, { message: 'must be off, local or an http(s) URL' })
-  PAYMENT_X402_FACILITATOR = 'off';
-
-  @EnvVar({ description: 'Allows PAYMENT_X402_FACILITATOR=local, which credits wallets for signatures nobody settles (anyone can mint money). Never in production.' })
-  @IsBoolean()
-  @ValidateIf((c: PaymentAppConfig) => c.PAYMENT_X402_FACILITATOR === 'local')
-  @Equals(true, { message: 'PAYMENT_X402_FACILITATOR=local settles nothing and lets anyone mint money; set PAYMENT_X402_ALLOW_LOCAL_FACILITATOR=true only for tests and demos' })
-  PAYMENT_X402_ALLOW_LOCAL_FACILITATOR = false;
-
-  @EnvVar({ description: 'x402: how long (ms) to wait for the facilitator before refusing the payment.' })
-  @IsInt() @Min(100) @Max(60_000)
-  PAYMENT_X402_FACILITATOR_TIMEOUT_MS = 10_000;
-
   toOptions(): PaymentOptions {
     return {
       databaseUrl: this.DATABASE_URL,
@@ -65,15 +40,8 @@ export class PaymentAppConfig extends CommonConfig {
         maxRepeats: this.PAYMENT_VELOCITY_MAX_REPEATS,
         repeatWindowMs: this.PAYMENT_VELOCITY_REPEAT_WINDOW_MS,
       },
-      x402: { ...DEFAULT_X402, network: this.PAYMENT_X402_NETWORK, assetAddress: this.PAYMENT_X402_ASSET_ADDRESS, payTo: this.PAYMENT_X402_PAY_TO },
-      x402Facilitator: x402FacilitatorOf(this.PAYMENT_X402_FACILITATOR, this.PAYMENT_X402_FACILITATOR_TIMEOUT_MS),
+      ...this.x402Options(),
     };
   }
 }
 
-/** `PAYMENT_X402_FACILITATOR` (already validated) as the module's setting. */
-export function x402FacilitatorOf(value: string, timeoutMs: number): X402FacilitatorSetting {
-  if (value === 'off') return { kind: 'off' };
-  if (value === 'local') return { kind: 'local' };
-  return { kind: 'http', url: value, timeoutMs };
-}

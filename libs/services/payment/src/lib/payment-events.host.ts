@@ -8,6 +8,7 @@ import { PAYMENT, PAYMENT_OPTIONS } from './payment.constants';
 import { type PaymentOptions } from './payment.options';
 import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
 import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
+import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
 
 @Injectable()
 export class PaymentEventsHost extends ServiceEventsHost {
@@ -18,13 +19,18 @@ export class PaymentEventsHost extends ServiceEventsHost {
     health: HealthRegistry,
     private readonly placeHold: PlaceHoldUseCase,
     private readonly resolveHold: ResolveHoldUseCase,
+    private readonly settleX402: SettleX402UseCase,
   ) {
     super(serviceEventsSettings(PAYMENT, { dataSource, transport, health, options }));
   }
 
-  /** Holds placed and not yet captured or voided. */
+  /** Holds placed and not yet captured or voided; x402 payments not yet settled or refused, and those whose settle outcome is unknown. */
   protected override figures() {
-    return [{ name: 'payment.holdsOpen', read: async () => Number((await this.dataSource.query(`SELECT count(*)::int AS n FROM payment.hold WHERE status = 'pending'`))[0]?.n ?? 0) }];
+    return [
+      { name: 'payment.holdsOpen', read: async () => Number((await this.dataSource.query(`SELECT count(*)::int AS n FROM payment.hold WHERE status = 'pending'`))[0]?.n ?? 0) },
+      { name: 'payment.x402AttemptsOpen', read: async () => (await this.settleX402.counts()).open },
+      { name: 'payment.x402SettlementsUnknown', read: async () => (await this.settleX402.counts()).unknown },
+    ];
   }
 
   protected consumers() {
@@ -32,7 +38,10 @@ export class PaymentEventsHost extends ServiceEventsHost {
       {
         name: 'payment',
         handlers: [
-          on(CallRequested, ({ manager, payload, envelope }) => this.placeHold.execute(manager, payload, envelope.eventId), {
+          on(CallRequested, async ({ manager, payload, envelope, afterCommit }) => {
+            // An x402 payment was recorded: verify and settle run once this transaction committed, outside it.
+            if ((await this.placeHold.execute(manager, payload, envelope.eventId)) === 'x402-pending') afterCommit(() => this.settleX402.kick());
+          }, {
             onParked: ({ manager, payload, envelope }) => this.placeHold.refuseParked(manager, payload, envelope.eventId),
           }),
           on(CallSettled, ({ manager, payload }) => this.resolveHold.capture(manager, payload.holdId, BigInt(payload.amount.amountMinor))),

@@ -11,6 +11,8 @@ import { PaymentEventsHost } from './payment-events.host';
 import { type PaymentOptions } from './payment.options';
 import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
 import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
+import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
+import { X402Payments } from './settle-x402/x402-payments';
 import { SpendPolicyController } from './spend-policy/spend-policy.controller';
 import { LocalFacilitator } from './x402/local-facilitator';
 import { HttpFacilitator } from './x402/http-facilitator';
@@ -19,7 +21,7 @@ import { type X402FacilitatorSetting } from './payment.options';
 
 /** The configured facilitator; none when x402 is off (then no payment requirement is offered and x402 payments are refused). */
 function facilitatorFor(setting: X402FacilitatorSetting): X402Facilitator | null {
-  if (setting.kind === 'http') return new HttpFacilitator(setting.url, setting.timeoutMs);
+  if (setting.kind === 'http') return new HttpFacilitator(setting.url, setting.timeoutMs, setting.token);
   if (setting.kind === 'local') return new LocalFacilitator();
   return null;
 }
@@ -43,6 +45,8 @@ export class PaymentModule {
         { provide: X402_FACILITATOR, useValue: facilitatorFor(options.x402Facilitator) },
         FundWalletUseCase,
         PlaceHoldUseCase,
+        X402Payments,
+        SettleX402UseCase,
         ResolveHoldUseCase,
         PaymentEventsHost,
       ],

@@ -22,7 +22,7 @@ export interface X402Settings {
  * and `POST /settle`). `local`: signatures are checked but nothing is settled anywhere — anyone can sign for money they
  * do not have, so it exists only for tests and demos and the distributed apps refuse it unless explicitly allowed.
  */
-export type X402FacilitatorSetting = { kind: 'off' } | { kind: 'local' } | { kind: 'http'; url: string; timeoutMs: number };
+export type X402FacilitatorSetting = { kind: 'off' } | { kind: 'local' } | { kind: 'http'; url: string; timeoutMs: number; token?: string };
 
 export interface PaymentOptions extends ServiceRuntimeOptions {
   /** Bearer token of the payment admin API (wallets, spend policies, approvals); without one the API refuses every call. */
@@ -30,6 +30,8 @@ export interface PaymentOptions extends ServiceRuntimeOptions {
   velocity: VelocityRules;
   x402: X402Settings;
   x402Facilitator: X402FacilitatorSetting;
+  /** How the x402 settlement worker retries (ms): back-off from `baseMs` doubling to `maxMs`; due attempts polled every `pollMs`. */
+  x402Retry?: { baseMs?: number; maxMs?: number; pollMs?: number };
 }
 
 /** Defaults shared by the distributed app's config and the embedded host. */

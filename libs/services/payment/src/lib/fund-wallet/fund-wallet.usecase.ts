@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { accountKey, Movements, repaidOf } from '@tollgate/accounting';
 import { money, WalletChargedBack, WalletFunded } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
@@ -23,24 +23,30 @@ export class FundWalletUseCase {
 
   /** The same reference twice credits once: the second answer names the first deposit and `credited: false`. */
   async deposit(ownerId: string, reference: string, amountMinor: bigint, asset: string): Promise<{ depositId: string; credited: boolean }> {
-    return this.dataSource.transaction(async (m) => {
-      const depositId = randomUUID();
-      const inserted: unknown[] = await m.query(
-        `INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, 'admin', $4, $5)
-         ON CONFLICT (reference) DO NOTHING RETURNING deposit_id`,
-        [depositId, reference, ownerId, amountMinor.toString(), asset],
-      );
-      if (inserted.length === 0) {
-        const [prior]: { deposit_id: string }[] = await m.query('SELECT deposit_id FROM payment.deposit WHERE reference = $1', [reference]);
-        return { depositId: prior!.deposit_id, credited: false };
-      }
-      const owed = -(await balanceOf(m, PAYMENT, accountKey({ kind: 'debt', ownerId }), asset, true));
-      await applyPosting(m, PAYMENT, `deposit:${reference}`, 'deposit', Movements.deposit(ownerId, { minor: amountMinor, asset }, owed > 0n ? owed : 0n));
-      await this.outbox.append(m, WalletFunded, {
-        depositId, ownerId, reference, source: 'admin', amount: money(amountMinor, asset), repaidDebt: money(repaidOf(owed, amountMinor), asset),
-      });
-      return { depositId, credited: true };
-    });
+    return this.dataSource.transaction((m) => this.credit(m, { ownerId, reference, source: 'admin', amountMinor, asset }));
+  }
+
+  /**
+   * Credits a wallet in the caller's transaction, once per external reference (an admin deposit, a settled x402
+   * transfer): the deposit row, the posting (repaying debt first), WalletFunded.
+   */
+  async credit(m: EntityManager, c: { ownerId: string; reference: string; source: 'admin' | 'x402'; amountMinor: bigint; asset: string; intentId?: string }, causationId?: string): Promise<{ depositId: string; credited: boolean }> {
+    const depositId = randomUUID();
+    const inserted: unknown[] = await m.query(
+      `INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (reference) DO NOTHING RETURNING deposit_id`,
+      [depositId, c.reference, c.ownerId, c.source, c.amountMinor.toString(), c.asset],
+    );
+    if (inserted.length === 0) {
+      const [prior]: { deposit_id: string }[] = await m.query('SELECT deposit_id FROM payment.deposit WHERE reference = $1', [c.reference]);
+      return { depositId: prior!.deposit_id, credited: false };
+    }
+    const owed = -(await balanceOf(m, PAYMENT, accountKey({ kind: 'debt', ownerId: c.ownerId }), c.asset, true));
+    await applyPosting(m, PAYMENT, `deposit:${c.reference}`, 'deposit', Movements.deposit(c.ownerId, { minor: c.amountMinor, asset: c.asset }, owed > 0n ? owed : 0n), c.intentId);
+    await this.outbox.append(m, WalletFunded, {
+      depositId, ownerId: c.ownerId, reference: c.reference, source: c.source, amount: money(c.amountMinor, c.asset), repaidDebt: money(repaidOf(owed, c.amountMinor), c.asset),
+    }, causationId ? { causationId } : undefined);
+    return { depositId, credited: true };
   }
 
   /** A deposit reversed from outside: what the owner already spent of it becomes a debt (PAYMENT_DEBT_OUTSTANDING until repaid). */

@@ -1,33 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { accountKey, type CounterKind, decideSpend, minuteStart, Movements, periodEnd, periodStart, repaidOf, slidingMinute, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
-import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor, WalletFunded } from '@tollgate/contracts';
+import { accountKey, type CounterKind, decideSpend, minuteStart, Movements, periodEnd, periodStart, slidingMinute, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
+import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting, balanceOf, InsufficientBalance } from '@tollgate/persistence';
 import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
-import { exactAmountProblem } from '../x402/exact-amount';
-import { paymentRequired, requirementsFor } from '../x402/payment-required';
-import { type PaymentPayload, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
-
-interface Refusal {
-  code: string;
-  message: string;
-  retryable: boolean;
-  retryAfterMs?: number;
-  details?: Record<string, unknown>;
-  x402PaymentRequired?: Record<string, unknown>;
-  /** The answer stands for the call's operation key (see PaymentRejectedPayload.final). */
-  final?: boolean;
-}
+import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
+import { X402Payments } from '../settle-x402/x402-payments';
+import { paymentRequired } from '../x402/payment-required';
+import { type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
+import { type Refusal } from './refusal';
 
 /**
  * On CallRequested: decide whether the call may spend (spend policy and the
  * platform's velocity rules, under a per-agent lock so concurrent calls of
  * one agent are counted one after another), then place a pending hold for
  * the price of the contract version being called — from the prepaid wallet,
- * or from a verified x402 payment credited to it first — or reject with the
+ * or, once its settlement is confirmed, from an x402 payment credited to it first — or reject with the
  * matching code. The database decides concurrency: with balance B and N
  * simultaneous calls of price p, the guarded debit lets exactly ⌊B/p⌋ through.
  */
@@ -37,11 +28,16 @@ export class PlaceHoldUseCase {
     @Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter,
     @Inject(PAYMENT_OPTIONS) private readonly options: PaymentOptions,
     @Inject(X402_FACILITATOR) private readonly facilitator: X402Facilitator | null,
+    private readonly x402: X402Payments,
+    private readonly wallets: FundWalletUseCase,
   ) {}
 
-  async execute(manager: EntityManager, request: CallRequestedPayload, causationId: string): Promise<void> {
+  /**
+   * Decides on one CallRequested in its consumer transaction. An x402 payment is only recorded here ('x402-pending'):
+   * verify and settle run after the commit (SettleX402UseCase), and the hold follows a confirmed settlement.
+   */
+  async execute(manager: EntityManager, request: CallRequestedPayload, causationId: string): Promise<void | 'x402-pending'> {
     const price = toMinor(request.price);
-    const asset = request.price.asset;
     await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${request.agentId}`]);
 
     const { verdict, approved, decided } = await this.spendVerdict(manager, request, price);
@@ -51,31 +47,43 @@ export class PlaceHoldUseCase {
       const details = verdict.code === 'MCP_APPROVAL_REQUIRED'
         ? { ...verdict.details, approvalId: await this.pendingApproval(manager, request, price) }
         : verdict.details;
-      return this.reject(manager, request, causationId, { code: verdict.code, message: verdict.message, retryable: verdict.retryable, details, ...(verdict.retryAfterMs !== undefined ? { retryAfterMs: verdict.retryAfterMs } : {}) });
+      return this.refuse(manager, request, causationId, { code: verdict.code, message: verdict.message, retryable: verdict.retryable, details, ...(verdict.retryAfterMs !== undefined ? { retryAfterMs: verdict.retryAfterMs } : {}) });
     }
     const charged = verdict.free ? 0n : price;
-
-    let x402Response: SettleResponse | undefined;
     if (charged > 0n && request.x402Payment) {
-      const paid = await this.acceptX402(manager, request, charged, causationId);
-      if ('code' in paid) return this.reject(manager, request, causationId, paid);
-      x402Response = paid;
+      const refusal = await this.x402.begin(manager, request, charged, approved, causationId);
+      return refusal ? this.refuse(manager, request, causationId, refusal) : 'x402-pending';
     }
+    await this.hold(manager, request, { charged, free: verdict.free, approved }, causationId);
+  }
 
+  /**
+   * The x402 payment of this call settled (confirmed by the facilitator): credit the wallet with exactly what was
+   * settled, then place the hold — one transaction, under the agent's lock.
+   */
+  async holdAfterSettlement(manager: EntityManager, request: CallRequestedPayload, settled: { amountMinor: bigint; reference: string; response: SettleResponse; approved: boolean }, causationId: string): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${request.agentId}`]);
+    await this.wallets.credit(manager, { ownerId: request.ownerId, reference: settled.reference, source: 'x402', amountMinor: settled.amountMinor, asset: request.price.asset, intentId: request.intentId }, causationId);
+    await this.hold(manager, request, { charged: settled.amountMinor, free: false, approved: settled.approved, x402Response: settled.response }, causationId);
+  }
+
+  /** The hold itself: a posting (none for a free call), the approval used, the hold and charge rows, PaymentHeld. */
+  private async hold(manager: EntityManager, request: CallRequestedPayload, h: { charged: bigint; free: boolean; approved: boolean; x402Response?: SettleResponse }, causationId: string): Promise<void> {
+    const asset = request.price.asset;
     const holdId = randomUUID();
-    // A free call moves nothing (no posting); a paid one may find the wallet short, which must leave no trace.
-    if (charged > 0n) {
+    // A paid call may find the wallet short, which must leave no trace.
+    if (h.charged > 0n) {
       await manager.query('SAVEPOINT place_hold');
       try {
-        await applyPosting(manager, PAYMENT, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: charged, asset }), request.intentId);
+        await applyPosting(manager, PAYMENT, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: h.charged, asset }), request.intentId);
       } catch (e) {
         if (!(e instanceof InsufficientBalance)) throw e;
         await manager.query('ROLLBACK TO SAVEPOINT place_hold');
-        return this.reject(manager, request, causationId, await this.noFunds(manager, request, charged));
+        return this.refuse(manager, request, causationId, await this.noFunds(manager, request, h.charged));
       }
       await manager.query('RELEASE SAVEPOINT place_hold');
     }
-    if (approved) {
+    if (h.approved) {
       await manager.query(
         `UPDATE payment.approval SET status = 'used', used_by_intent = $5
           WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND COALESCE(operation_key, '') = COALESCE($4, '') AND status = 'approved'`,
@@ -84,16 +92,13 @@ export class PlaceHoldUseCase {
     }
     await manager.query(
       'INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset) VALUES ($1, $2, $3, $4, $5)',
-      [holdId, request.intentId, request.ownerId, charged.toString(), asset],
+      [holdId, request.intentId, request.ownerId, h.charged.toString(), asset],
     );
-    await this.recordCharge(manager, request, charged, verdict.free, 'held');
+    await this.recordCharge(manager, request, h.charged, h.free, 'held');
     await this.outbox.append(manager, PaymentHeld, {
-      intentId: request.intentId,
-      holdId,
-      ownerId: request.ownerId,
-      amount: money(charged, asset),
-      ...(verdict.free ? { free: true } : {}),
-      ...(x402Response ? { x402PaymentResponse: { ...x402Response } } : {}),
+      intentId: request.intentId, holdId, ownerId: request.ownerId, amount: money(h.charged, asset),
+      ...(h.free ? { free: true } : {}),
+      ...(h.x402Response ? { x402PaymentResponse: { ...h.x402Response } } : {}),
     }, { causationId });
   }
 
@@ -102,7 +107,7 @@ export class PlaceHoldUseCase {
    * of waiting on a hold that never comes: refused, nothing held, recorded so that a later re-drive changes nothing.
    */
   async refuseParked(manager: EntityManager, request: CallRequestedPayload, causationId: string): Promise<void> {
-    await this.reject(manager, request, causationId, {
+    await this.refuse(manager, request, causationId, {
       code: 'INTERNAL_SERVER_ERROR', retryable: false,
       message: 'The platform could not process the payment of this call: no hold was placed and nothing was charged. This operation key keeps this answer; to try again, send a new key.',
       details: { charged: false }, final: true,
@@ -172,64 +177,6 @@ export class PlaceHoldUseCase {
     return approvalId;
   }
 
-  /** x402: verify the signed payment, spend its nonce once, credit the wallet with it (the hold then takes the price from there). */
-  private async acceptX402(manager: EntityManager, request: CallRequestedPayload, price: bigint, causationId: string): Promise<SettleResponse | Refusal> {
-    const settings = this.options.x402;
-    const facilitator = this.facilitator;
-    if (!facilitator) {
-      return {
-        code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false,
-        message: 'This gateway does not accept x402 payments. Pay from the prepaid balance: top up, then retry without _meta["x402/payment"].',
-        details: { supportedNetworks: [] },
-      };
-    }
-    const payment = request.x402Payment as unknown as PaymentPayload;
-    const requirements = requirementsFor(settings, price);
-    const required = (error: string) => ({ ...paymentRequired(settings, request.toolName, price, error) }) as unknown as Record<string, unknown>;
-    const network = (payment as { accepted?: { network?: unknown } })?.accepted?.network;
-    if (typeof network === 'string' && network !== settings.network) {
-      return {
-        code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false,
-        message: `This call cannot settle on ${network}. Pay on ${settings.network}, as the payment requirement says.`,
-        details: { network, supportedNetworks: [settings.network] }, x402PaymentRequired: required('unsupported network'),
-      };
-    }
-    if (request.price.asset !== settings.assetCode) {
-      return { code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false, message: `Calls priced in ${request.price.asset} cannot be paid with x402 here.`, details: { asset: request.price.asset } };
-    }
-    const refuse = (reason: string): Refusal => ({
-      code: 'PAYMENT_REQUIRED', retryable: true,
-      message: `The x402 payment was refused (${reason}). Sign a new payment for the requirement returned.`,
-      details: { reason }, x402PaymentRequired: required(reason),
-    });
-    const wrongAmount = exactAmountProblem(payment, requirements);
-    if (wrongAmount) return refuse(wrongAmount);
-    const verified = await facilitator.verify(payment, requirements);
-    if (!verified.isValid) return refuse(verified.invalidReason ?? 'invalid_payload');
-    const auth = payment.payload.authorization;
-    const spent = await manager.query(
-      'INSERT INTO payment.x402_nonce (network, payer, nonce, intent_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING nonce',
-      [settings.network, verified.payer!.toLowerCase(), auth.nonce.toLowerCase(), request.intentId],
-    );
-    if (spent.length === 0) return refuse('nonce_already_used');
-    const settled = await facilitator.settle(payment, requirements);
-    if (!settled.success) return refuse(settled.errorReason ?? 'settlement_failed');
-    // Exactly what was settled: the exact scheme's amount, which the facilitator checked the authorization moves.
-    const amount = { minor: BigInt(requirements.amount), asset: request.price.asset };
-    const depositId = randomUUID();
-    const reference = `x402:${settings.network}:${auth.nonce.toLowerCase()}`;
-    const owed = -(await balanceOf(manager, PAYMENT, accountKey({ kind: 'debt', ownerId: request.ownerId }), amount.asset));
-    await applyPosting(manager, PAYMENT, `deposit:${reference}`, 'deposit', Movements.deposit(request.ownerId, amount, owed > 0n ? owed : 0n), request.intentId);
-    await manager.query(
-      'INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)',
-      [depositId, reference, request.ownerId, 'x402', amount.minor.toString(), amount.asset],
-    );
-    await this.outbox.append(manager, WalletFunded, {
-      depositId, ownerId: request.ownerId, reference, source: 'x402', amount: money(amount.minor, amount.asset), repaidDebt: money(repaidOf(owed, amount.minor), amount.asset),
-    }, { causationId });
-    return settled;
-  }
-
   /** No prepaid wallet at all → PAYMENT_REQUIRED with the x402 requirement; a wallet that is short → PAYMENT_INSUFFICIENT_FUNDS. */
   private async noFunds(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<Refusal> {
     const asset = request.price.asset;
@@ -251,7 +198,8 @@ export class PlaceHoldUseCase {
     };
   }
 
-  private async reject(manager: EntityManager, request: CallRequestedPayload, causationId: string, r: Refusal): Promise<void> {
+  /** Refuses the call: the charge row records it, PaymentRejected tells the gateway (nothing is held). */
+  async refuse(manager: EntityManager, request: CallRequestedPayload, causationId: string, r: Refusal): Promise<void> {
     await this.recordCharge(manager, request, 0n, false, 'rejected', r.code);
     await this.outbox.append(manager, PaymentRejected, {
       intentId: request.intentId, code: r.code, message: r.message, retryable: r.retryable,

@@ -1,44 +1,77 @@
-import { type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse, type X402Facilitator } from './x402.types';
+import { FacilitatorTimeoutError, HTTPFacilitatorClient } from '@x402/core/http';
+import { type PaymentPayload, type PaymentRequirements, type SettleOutcome, type VerifyOutcome, type X402Facilitator } from './x402.types';
+
+type CorePayload = Parameters<HTTPFacilitatorClient['settle']>[0];
+type CoreRequirements = Parameters<HTTPFacilitatorClient['settle']>[1];
 
 /**
- * A remote x402 facilitator (the facilitator HTTP API: `POST /verify`, `POST /settle`, each with
- * `{ x402Version, paymentPayload, paymentRequirements }`). It is the only kind that moves money on a chain, so it is
- * the only kind production configurations may use. A facilitator that cannot be reached, answers an error status or
- * something that is not a verdict counts as a refusal — never as a payment.
+ * A remote x402 facilitator, spoken to with the x402 project's own client (`@x402/core`: the facilitator HTTP API,
+ * `POST /verify` and `POST /settle` with `{ x402Version, paymentPayload, paymentRequirements }`, its response schemas,
+ * its timeout). It is the only kind that moves money on a chain, so it is the only kind production may use.
+ *
+ * Verify has no effect, so no answer is simply "unavailable". Settle is irreversible: only a verdict the facilitator
+ * states (a 2xx settle response, or a 4xx refusal) counts; a timeout, a dropped connection, a 5xx or an answer that is
+ * not a settle response is an unknown outcome, asked again later with the same payment identifier.
  */
 export class HttpFacilitator implements X402Facilitator {
-  constructor(private readonly baseUrl: string, private readonly timeoutMs: number) {}
+  readonly name: string;
+  private readonly client: HTTPFacilitatorClient;
 
-  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
-    const body = await this.post('verify', payment, requirements);
-    if (!body || typeof body['isValid'] !== 'boolean') return { isValid: false, invalidReason: 'facilitator_unavailable' };
-    return body['isValid']
-      ? { isValid: true, ...(typeof body['payer'] === 'string' ? { payer: body['payer'] } : {}) }
-      : { isValid: false, invalidReason: 'facilitator_refused' };
+  constructor(baseUrl: string, timeoutMs: number, token?: string) {
+    this.name = new URL(baseUrl).origin;
+    const headers = token ? { Authorization: `Bearer ${token}` } : undefined;
+    this.client = new HTTPFacilitatorClient({
+      url: baseUrl, timeoutMs,
+      ...(headers ? { createAuthHeaders: async () => ({ verify: headers, settle: headers, supported: headers }) } : {}),
+    });
   }
 
-  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
-    const body = await this.post('settle', payment, requirements);
-    const ok = body?.['success'] === true && typeof body['transaction'] === 'string' && body['transaction'] !== '';
-    if (!ok) return { success: false, errorReason: body ? 'facilitator_refused' : 'facilitator_unavailable', transaction: '', network: requirements.network };
-    return {
-      success: true, transaction: String(body!['transaction']), network: requirements.network,
-      ...(typeof body!['payer'] === 'string' ? { payer: body!['payer'] } : {}),
-    };
-  }
-
-  private async post(path: 'verify' | 'settle', paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<Record<string, unknown> | undefined> {
+  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome> {
     try {
-      const r = await fetch(new URL(path, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`), {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!r.ok) return undefined;
-      const body: unknown = await r.json();
-      return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-    } catch {
-      return undefined;
+      const r = await this.client.verify(payment as unknown as CorePayload, requirements as unknown as CoreRequirements);
+      if (r.isValid) return { kind: 'valid', ...(r.payer ? { payer: r.payer } : {}) };
+      return { kind: 'invalid', reason: reasonText(r.invalidReason) };
+    } catch (error) {
+      const verdict = statedVerdict(error, 'isValid');
+      if (verdict) return { kind: 'invalid', reason: reasonText(verdict.invalidReason) };
+      return { kind: 'unavailable', problem: problemOf(error) };
     }
   }
+
+  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
+    try {
+      const r = await this.client.settle(payment as unknown as CorePayload, requirements as unknown as CoreRequirements);
+      if (!r.success) return { kind: 'refused', reason: reasonText(r.errorReason) };
+      if (typeof r.transaction !== 'string' || r.transaction === '') return { kind: 'unknown', problem: 'the facilitator reported success without a transaction' };
+      return { kind: 'settled', response: { success: true, transaction: r.transaction, network: requirements.network, ...(r.payer ? { payer: r.payer } : {}) } };
+    } catch (error) {
+      const verdict = statedVerdict(error, 'success');
+      if (verdict) return { kind: 'refused', reason: reasonText(verdict.errorReason) };
+      return { kind: 'unknown', problem: problemOf(error) };
+    }
+  }
+}
+
+/**
+ * @x402/core's VerifyError / SettleError: a non-2xx answer whose body was a verdict. Only a 4xx one is the
+ * facilitator's decision; a 5xx says it failed. (Matched by shape: each entry point of the package bundles its own copy
+ * of the classes, so `instanceof` depends on the import path.)
+ */
+function statedVerdict(error: unknown, field: 'isValid' | 'success'): { invalidReason?: unknown; errorReason?: unknown } | undefined {
+  const e = error as { name?: unknown; statusCode?: unknown; invalidReason?: unknown; errorReason?: unknown } | null;
+  const name = field === 'isValid' ? 'VerifyError' : 'SettleError';
+  return e?.name === name && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e : undefined;
+}
+
+/** The facilitator's reason as a short machine word (its own codes pass through; anything else is "facilitator_refused"). */
+function reasonText(reason: unknown): string {
+  return typeof reason === 'string' && /^[a-z0-9_]{1,80}$/.test(reason) ? reason : 'facilitator_refused';
+}
+
+/** What went wrong, for the attempt's record and the logs: the URL's cause, never the payload. */
+function problemOf(error: unknown): string {
+  if (error instanceof FacilitatorTimeoutError) return `timed out after ${error.timeoutMs} ms (${error.operation})`;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const detail = cause && typeof cause.code === 'string' ? cause.code : cause && typeof cause.message === 'string' ? cause.message : '';
+  return `${error instanceof Error ? error.message : String(error)}${detail ? ` (${detail})` : ''}`.slice(0, 500);
 }

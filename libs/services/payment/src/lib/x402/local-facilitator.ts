@@ -1,6 +1,6 @@
 import { MAX_AMOUNT_MINOR } from '@tollgate/contracts';
 import type * as Viem from 'viem' with { 'resolution-mode': 'import' };
-import { type InvalidReason, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse, type X402Facilitator } from './x402.types';
+import { type InvalidReason, type PaymentPayload, type PaymentRequirements, type SettleOutcome, type VerifyOutcome, type X402Facilitator } from './x402.types';
 
 // viem ships CommonJS beside ESM, but marks its type declarations as ESM: node16 resolution needs the types and the value apart.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -33,22 +33,23 @@ export function chainIdOf(network: string): number | undefined {
  * broadcasting — the EIP-712 signature recovers to `from`, the recipient, the
  * token, the amount, the validity window — and "settles" by recording the
  * authorization locally (the transaction id is the hash of the signature).
- * Single use of the nonce is enforced by the payment service's database in the
- * same transaction that credits the wallet, so it holds across instances.
+ * Single use of the nonce is enforced by the payment service's database when the
+ * payment attempt is recorded, so it holds across instances.
  */
 export class LocalFacilitator implements X402Facilitator {
+  readonly name = 'local';
   constructor(private readonly now: () => number = () => Date.now()) {}
 
-  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome> {
     const reason = await this.problem(payment, requirements);
-    const payer = payment?.payload?.authorization?.from;
-    return reason ? { isValid: false, invalidReason: reason, ...(payer ? { payer } : {}) } : { isValid: true, payer: getAddress(payer) };
+    return reason ? { kind: 'invalid', reason } : { kind: 'valid', payer: getAddress(payment.payload.authorization.from) };
   }
 
-  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
-    const v = await this.verify(payment, requirements);
-    if (!v.isValid) return { success: false, errorReason: v.invalidReason!, transaction: '', network: requirements.network, ...(v.payer ? { payer: v.payer } : {}) };
-    return { success: true, payer: v.payer!, transaction: keccak256(payment.payload.signature as Hex), network: requirements.network };
+  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
+    const reason = await this.problem(payment, requirements);
+    if (reason) return { kind: 'refused', reason };
+    const payer = getAddress(payment.payload.authorization.from);
+    return { kind: 'settled', response: { success: true, payer, transaction: keccak256(payment.payload.signature as Hex), network: requirements.network } };
   }
 
   private async problem(payment: PaymentPayload, req: PaymentRequirements): Promise<InvalidReason | undefined> {

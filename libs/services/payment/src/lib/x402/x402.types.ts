@@ -39,6 +39,8 @@ export interface PaymentPayload {
   resource?: PaymentRequired['resource'];
   accepted: PaymentRequirements;
   payload: { signature: string; authorization: ExactEvmAuthorization };
+  /** x402 extensions the payload carries; payment sets `payment-identifier` before settling. */
+  extensions?: Record<string, unknown>;
 }
 
 export type InvalidReason =
@@ -71,10 +73,29 @@ export interface SettleResponse {
   network: string;
 }
 
+/** What a verify call established: valid (and who pays), invalid (with the reason), or nothing (the facilitator did not answer). */
+export type VerifyOutcome =
+  | { kind: 'valid'; payer?: string }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'unavailable'; problem: string };
+
+/**
+ * What a settle call established. `unknown` — a timeout, a dropped connection, an answer that is not a verdict — means
+ * the transfer may or may not have happened: it is never credited and never refused, only asked again with the same
+ * payment identifier until the facilitator says which (x402's payment-identifier extension).
+ */
+export type SettleOutcome =
+  | { kind: 'settled'; response: SettleResponse }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'unknown'; problem: string };
+
 /** Verify / settle, as an x402 facilitator offers them: the HTTP one in production, the local one in tests and demos. */
 export interface X402Facilitator {
-  verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
-  settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
+  /** How the attempt records which facilitator it used (`local`, or the facilitator's origin). */
+  readonly name: string;
+  verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome>;
+  /** The payload carries its payment-identifier (`extensions["payment-identifier"]`), so asking again never settles twice. */
+  settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome>;
 }
 
 export const X402_FACILITATOR = Symbol('X402_FACILITATOR');

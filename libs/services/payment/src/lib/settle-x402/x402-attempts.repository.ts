@@ -1,0 +1,90 @@
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type CallRequestedPayload } from '@tollgate/contracts';
+import { type PaymentPayload, type PaymentRequirements, type SettleResponse } from '../x402/x402.types';
+
+/** One row of `payment.x402_attempt`: an x402 payment's durable steps (issue 21 point 2). */
+export interface X402AttemptRow {
+  intent_id: string;
+  state: 'verifying' | 'settling' | 'settled' | 'refused';
+  network: string;
+  payer: string;
+  nonce: string;
+  amount_minor: string;
+  asset: string;
+  facilitator: string;
+  payment_id: string;
+  payment: PaymentPayload;
+  requirements: PaymentRequirements;
+  request: CallRequestedPayload;
+  causation_id: string;
+  approved: boolean;
+  tries: number;
+  unknown_since: Date | null;
+  last_problem: string | null;
+  transaction: string | null;
+  refusal: string | null;
+}
+
+export type NewX402Attempt = Pick<X402AttemptRow, 'intent_id' | 'network' | 'payer' | 'nonce' | 'amount_minor' | 'asset' | 'facilitator' | 'payment_id' | 'payment' | 'requirements' | 'request' | 'causation_id' | 'approved'>;
+
+/** Every statement on `payment.x402_attempt` and the nonce it spends. */
+export const X402Attempts = {
+  /** Spends the authorization's nonce and records the attempt, in the CallRequested's transaction; false: the nonce was spent before. */
+  async record(m: EntityManager, a: NewX402Attempt): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `WITH spent AS (
+         INSERT INTO payment.x402_nonce (network, payer, nonce, intent_id) VALUES ($2, $3, $4, $1) ON CONFLICT DO NOTHING RETURNING 1)
+       INSERT INTO payment.x402_attempt (intent_id, state, network, payer, nonce, amount_minor, asset, facilitator, payment_id, payment, requirements, request, causation_id, approved)
+       SELECT $1, 'verifying', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM spent RETURNING 1`,
+      [a.intent_id, a.network, a.payer, a.nonce, a.amount_minor, a.asset, a.facilitator, a.payment_id, JSON.stringify(a.payment), JSON.stringify(a.requirements),
+        JSON.stringify(a.request), a.causation_id, a.approved],
+    );
+    return rows.length > 0;
+  },
+
+  /** Takes the oldest due open attempt for `leaseMs` (a crashed worker's lease runs out and another resumes it). */
+  async claimDue(ds: DataSource, leaseMs: number): Promise<X402AttemptRow | undefined> {
+    const [row] = (await ds.query(
+      `UPDATE payment.x402_attempt SET lease_until = now() + ($1::int * interval '1 millisecond'), tries = tries + 1, updated_at = now()
+        WHERE intent_id = (SELECT intent_id FROM payment.x402_attempt
+                            WHERE state IN ('verifying', 'settling') AND next_try_at <= now() AND (lease_until IS NULL OR lease_until < now())
+                            ORDER BY next_try_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING *`, [leaseMs],
+    ))[0] as X402AttemptRow[];
+    return row;
+  },
+
+  /** Verified: the settle step is recorded before the facilitator is asked to move money. */
+  async markSettling(ds: DataSource, intentId: string, payer: string): Promise<void> {
+    await ds.query(`UPDATE payment.x402_attempt SET state = 'settling', payer = $2, updated_at = now() WHERE intent_id = $1 AND state = 'verifying'`, [intentId, payer]);
+  },
+
+  /** Not known yet (facilitator unavailable, or a settle outcome unknown): asked again after `delayMs`. */
+  async retryLater(ds: DataSource, intentId: string, delayMs: number, problem: string, settleUnknown: boolean): Promise<void> {
+    await ds.query(
+      `UPDATE payment.x402_attempt SET next_try_at = now() + ($2::int * interval '1 millisecond'), lease_until = NULL, last_problem = $3,
+              unknown_since = CASE WHEN $4 THEN COALESCE(unknown_since, now()) ELSE unknown_since END, updated_at = now()
+        WHERE intent_id = $1 AND state IN ('verifying', 'settling')`,
+      [intentId, delayMs, problem.slice(0, 500), settleUnknown],
+    );
+  },
+
+  /** The outcome, once: false when another worker recorded it first. */
+  async finish(m: EntityManager, intentId: string, outcome: { settled: SettleResponse } | { refused: string }): Promise<boolean> {
+    const settled = 'settled' in outcome;
+    const rows: unknown[] = await m.query(
+      `UPDATE payment.x402_attempt SET state = $2, transaction = $3, refusal = $4, lease_until = NULL, updated_at = now()
+        WHERE intent_id = $1 AND state IN ('verifying', 'settling') RETURNING 1`,
+      [intentId, settled ? 'settled' : 'refused', settled ? outcome.settled.transaction : null, settled ? null : outcome.refused.slice(0, 200)],
+    );
+    return rows.length > 0;
+  },
+
+  /** Attempts whose settlement the facilitator has not confirmed either way yet (ops and /metrics). */
+  async openCounts(ds: DataSource): Promise<{ open: number; unknown: number }> {
+    const [r] = (await ds.query(
+      `SELECT count(*)::int AS open, count(*) FILTER (WHERE unknown_since IS NOT NULL)::int AS unknown FROM payment.x402_attempt WHERE state IN ('verifying', 'settling')`,
+    )) as { open: number; unknown: number }[];
+    return r ?? { open: 0, unknown: 0 };
+  },
+};

@@ -1,0 +1,61 @@
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+
+/** One transfer the simulated chain carried out: EIP-3009 `transferWithAuthorization`. */
+export interface ChainTransfer {
+  transaction: string;
+  from: string;
+  to: string;
+  value: string;
+  nonce: string;
+  paymentId: string | null;
+  at: string;
+}
+
+/** What the simulated chain and facilitator remember across restarts (a JSON file, written atomically, fsynced). */
+export interface FacilitatorState {
+  balances: Record<string, string>;
+  /** `from:nonce` → transaction: an authorization is used once, on chain. */
+  usedNonces: Record<string, string>;
+  /** payment-identifier → the settle response given (x402's payment-identifier extension: same id, same answer). */
+  settlements: Record<string, Record<string, unknown>>;
+  transfers: ChainTransfer[];
+}
+
+export class FacilitatorLedger {
+  state: FacilitatorState;
+
+  constructor(private readonly file: string) {
+    this.state = existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as FacilitatorState)
+      : { balances: {}, usedNonces: {}, settlements: {}, transfers: [] };
+  }
+
+  balanceOf(address: string): bigint {
+    return BigInt(this.state.balances[address.toLowerCase()] ?? '0');
+  }
+
+  fund(address: string, amount: bigint): void {
+    this.state.balances[address.toLowerCase()] = (this.balanceOf(address) + amount).toString();
+    this.persist();
+  }
+
+  /** Moves the money and records the nonce and the settlement together, durably, before anyone is told. */
+  transfer(t: ChainTransfer, response: Record<string, unknown>): void {
+    const value = BigInt(t.value);
+    this.state.balances[t.from.toLowerCase()] = (this.balanceOf(t.from) - value).toString();
+    this.state.balances[t.to.toLowerCase()] = (this.balanceOf(t.to) + value).toString();
+    this.state.usedNonces[`${t.from.toLowerCase()}:${t.nonce.toLowerCase()}`] = t.transaction;
+    if (t.paymentId) this.state.settlements[t.paymentId] = response;
+    this.state.transfers.push(t);
+    this.persist();
+  }
+
+  private persist(): void {
+    const tmp = `${this.file}.tmp`;
+    const fd = openSync(tmp, 'w');
+    writeSync(fd, JSON.stringify(this.state));
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, this.file);
+  }
+}
