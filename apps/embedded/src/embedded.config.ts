@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { EnvVar } from '@tollgate/config';
 import { WithX402Config } from '@tollgate/payment-service';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
@@ -52,6 +52,14 @@ export class EmbeddedConfig extends WithX402Config(class {}) {
   @EnvVar({ description: UPSTREAM_CREDENTIALS_DESCRIPTION, secret: true, example: '' })
   @Matches(UPSTREAM_CREDENTIALS_PATTERN, { message: 'must be origin=token[,origin=token...] with tokens of at least 16 characters' })
   UPSTREAM_CREDENTIALS = '';
+
+  @EnvVar({ description: 'Bearer token a scrape of /metrics must send (at least 16 characters); unset: one is generated at the first start and kept in demo.json.', secret: true, type: 'string' })
+  @IsOptional() @IsString() @MinLength(16)
+  METRICS_TOKEN?: string;
+
+  @EnvVar({ description: 'Serve /metrics to anyone without a token (only behind a network that keeps strangers out).' })
+  @IsBoolean()
+  METRICS_OPEN = false;
 
   @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
   @IsString()

@@ -9,7 +9,7 @@
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Module } from '@nestjs/common';
 import { loadConfig } from '@tollgate/config';
@@ -37,6 +37,8 @@ interface DemoFile {
   /** Approves devices on the sign-in page of the local bridge (tollgate-mcp). */
   ownerKey?: string;
   ownerId?: string;
+  /** The bearer token of /metrics (generated at the first start unless METRICS_TOKEN is set or METRICS_OPEN=true). */
+  metricsToken?: string;
   /** An operator token of the finance API and console (demo only). */
   financeToken?: string;
 }
@@ -47,9 +49,13 @@ async function main(): Promise<void> {
   const config = loadConfig(EmbeddedConfig);
   const dataDir = path.resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
+  protectDataDir(dataDir);
   const demoPath = path.join(dataDir, 'demo.json');
   const previous: DemoFile | undefined = existsSync(demoPath) ? JSON.parse(readFileSync(demoPath, 'utf8')) : undefined;
   const adminToken = previous?.adminToken ?? randomBytes(24).toString('base64url');
+  // /metrics needs a token (issue 21 point 5): the configured one, else one generated once and kept in demo.json.
+  const metricsToken = process.env['METRICS_OPEN'] === 'true' ? undefined : (process.env['METRICS_TOKEN'] || previous?.metricsToken || randomBytes(24).toString('base64url'));
+  if (metricsToken) process.env['METRICS_TOKEN'] = metricsToken;
 
   const pg = config.DATABASE_URL
     ? { url: config.DATABASE_URL, stop: async () => undefined }
@@ -115,7 +121,7 @@ async function main(): Promise<void> {
 
   const identities = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), app.get(DeviceSignInUseCase), url, adminToken));
   const demo = identities.financeToken || !config.DEMO_MONEY ? identities : { ...identities, ...(await seedDemoMoney(url, adminToken, identities.ownerId)) };
-  writeFileSync(demoPath, JSON.stringify({ ...demo, mcpUrl: `${url}/mcp/demo`, searchMcpUrl: `${url}/mcp/demo-search`, ledgerUrl: `${url}/calls`, consoleUrl: `${url}/console` }, null, 2) + '\n');
+  writeSecretFile(demoPath, JSON.stringify({ ...demo, ...(metricsToken ? { metricsToken } : {}), mcpUrl: `${url}/mcp/demo`, searchMcpUrl: `${url}/mcp/demo-search`, ledgerUrl: `${url}/calls`, consoleUrl: `${url}/console` }, null, 2) + '\n');
   process.stdout.write(
     `\nTollgate is running (embedded mode).\n  MCP URL:        ${url}/mcp/demo  (every tool listed)\n  Search MCP URL: ${url}/mcp/demo-search  (search_tools / get_tool / call_tool)\n`
     + `  Credential:     ${demo.credential}\n`
@@ -144,6 +150,21 @@ async function seedDemoMoney(url: string, adminToken: string, ownerId: string | 
   await call('POST', '/admin/mcp-urls', { slug: 'demo-search', discoveryMode: 'search' });
   const { token } = await call('POST', '/admin/finance-tokens', { label: 'demo console', role: 'operator' });
   return { financeToken: String(token) };
+}
+
+/**
+ * data/ holds secrets (demo.json: the admin token, the owner key, finance tokens) and the database: nobody else may
+ * list or read it. As root the embedded PostgreSQL runs as its own user, which must still reach its folder inside:
+ * then others may traverse (0711) but not list.
+ */
+function protectDataDir(dataDir: string): void {
+  chmodSync(dataDir, process.getuid?.() === 0 ? 0o711 : 0o700);
+}
+
+/** Written for its owner only (0600), also when it already existed with wider rights. */
+function writeSecretFile(file: string, text: string): void {
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
 }
 
 function startEmbeddedPostgresLogged(dataDir: string, port: number) {

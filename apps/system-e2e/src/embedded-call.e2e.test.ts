@@ -3,7 +3,7 @@
  * embedded PostgreSQL) serves the same call as the distributed system.
  */
 import { readFileSync } from 'node:fs';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +17,7 @@ describe('embedded mode (npm start): one call end to end', () => {
   let system: RunningProcess;
   let everything: RunningProcess;
   let dataDir: string;
-  let demo: { mcpUrl: string; credential: string; ledgerUrl: string; adminToken: string };
+  let demo: { mcpUrl: string; credential: string; ledgerUrl: string; adminToken: string; metricsToken: string };
   let agent: Client;
   let base: string;
 
@@ -110,9 +110,15 @@ describe('embedded mode (npm start): one call end to end', () => {
     });
   });
 
-  it('serves Prometheus metrics to a local scrape: calls by outcome, HTTP latency, readiness figures (issue 13 point 5)', async () => {
+  it('serves Prometheus metrics to a scrape with the metrics token: calls by outcome, HTTP latency, readiness figures (issue 13 point 5)', async () => {
     await callToolWhenListed(agent, 'word_count', { text: 'metrics please' });
-    const res = await fetch(`${base}/metrics`);
+    // Issue 21 point 5: a local caller without the token is refused; the token is in demo.json (0600, like the folder).
+    const refused = await fetch(`${base}/metrics`);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'METRICS_TOKEN_INVALID' });
+    expect(statSync(path.join(dataDir, 'demo.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir).mode & 0o077).toBe(process.getuid?.() === 0 ? 0o011 : 0);
+    const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${demo.metricsToken}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();

@@ -102,7 +102,7 @@ describe('tollgate-ops: replay, reconcile, inspect (issue 13 point 4)', () => {
 
   it('exposes per-stage latency, consumer lag, outbox backlog, holds open and replay progress on /metrics (point 5)', async () => {
     const replay = jsonOf((await ops(['replay', '--database-url', system.pgUrl, '--json', '--no-progress'])).out);
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metrics = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${system.demo['metricsToken']}` } })).text();
     const value = (pattern: RegExp) => Number(metrics.match(pattern)?.[1] ?? NaN);
     expect(value(/tollgate_event_age_seconds_count\{consumer="ledger\.timeline",type="CallSettled"\} (\d+)/)).toBeGreaterThanOrEqual(5);
     expect(value(/tollgate_event_handle_duration_seconds_count\{consumer="payment[^"]*",type="CallRequested"\} (\d+)/)).toBeGreaterThanOrEqual(5);

@@ -99,11 +99,11 @@ describe('traces across services (issue 13 point 5)', () => {
 
   it('reports each consumer group\'s lag from the broker and the outbox backlog on /metrics', async () => {
     await waitFor('the ledger caught up with the broker', async () => {
-      const metrics = await (await fetch(`${system.url('ledger')}/metrics`)).text();
+      const metrics = await (await fetch(`${system.url('ledger')}/metrics`, { headers: { authorization: `Bearer ${system.metricsToken}` } })).text();
       const lag = [...metrics.matchAll(/tollgate_figure\{name="ledger\.consumerLag\.[^"]+"\} (\d+)/g)].map((m) => Number(m[1]));
       return lag.length > 0 && lag.every((n) => n === 0) && /tollgate_figure\{name="ledger\.outboxBacklog"\} 0/.test(metrics);
     }, 30_000, 1000);
-    const payment = await (await fetch(`${system.url('payment')}/metrics`)).text();
+    const payment = await (await fetch(`${system.url('payment')}/metrics`, { headers: { authorization: `Bearer ${system.metricsToken}` } })).text();
     expect(payment).toMatch(/tollgate_figure\{name="payment\.holdsOpen"\} \d+/);
     expect(payment).toMatch(/tollgate_event_age_seconds_count\{consumer="payment[^"]*",type="CallRequested"\} [1-9]/);
   });

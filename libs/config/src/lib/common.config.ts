@@ -1,8 +1,16 @@
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { EnvVar } from './env-var.decorator';
 
 /** Variables every service reads. Each app's config class extends this one. */
 export class CommonConfig {
+  @EnvVar({ description: 'Bearer token a scrape of /metrics must send (at least 16 characters); unset: /metrics refuses every scrape unless METRICS_OPEN=true.', secret: true, type: 'string' })
+  @IsOptional() @IsString() @MinLength(16)
+  METRICS_TOKEN?: string;
+
+  @EnvVar({ description: 'Serve /metrics to anyone without a token (only behind a network that keeps strangers out).' })
+  @IsBoolean()
+  METRICS_OPEN = false;
+
   @EnvVar({ description: 'PostgreSQL connection URL; each service uses its own schema in this database.' })
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/tollgate';

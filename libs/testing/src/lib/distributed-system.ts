@@ -8,6 +8,8 @@ export type AppName = 'gateway' | 'discovery' | 'execution' | 'payment' | 'settl
 
 export interface DistributedSystem {
   adminToken: string;
+  /** Every service's METRICS_TOKEN (a scrape of /metrics needs it). */
+  metricsToken: string;
   /** The sample providers' token (SAMPLE_PROVIDERS_TOKEN), for their test knobs; discovery and execution present it upstream. */
   providersToken: string;
   db: { url: string; drop(): Promise<void> };
@@ -27,6 +29,7 @@ export interface DistributedSystem {
  */
 export async function startDistributedSystem(names: readonly string[], settings: Record<string, string> = {}, appOf: (name: string) => AppName = (n) => n as AppName): Promise<DistributedSystem> {
   const adminToken = randomBytes(18).toString('base64url');
+  const metricsToken = randomBytes(18).toString('base64url');
   const db = await createTestDatabase('tollgate_e2e');
   const prefix = `e2e-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}.`;
   await ensureTopics(TopicSpecs.map((t) => prefix + t.name));
@@ -37,7 +40,7 @@ export async function startDistributedSystem(names: readonly string[], settings:
   const processes: RunningProcess[] = [];
   const env = (n: string) => ({
     PORT: String(ports[n]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
-    GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, EXECUTION_ADMIN_TOKEN: adminToken, PAYMENT_ADMIN_TOKEN: adminToken, SETTLEMENT_ADMIN_TOKEN: adminToken, LEDGER_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0',
+    METRICS_TOKEN: metricsToken, GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, EXECUTION_ADMIN_TOKEN: adminToken, PAYMENT_ADMIN_TOKEN: adminToken, SETTLEMENT_ADMIN_TOKEN: adminToken, LEDGER_ADMIN_TOKEN: adminToken, DISCOVERY_SYNC_INTERVAL_MS: '0',
     SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SAMPLE_PROVIDERS_TOKEN: providersToken, UPSTREAM_CREDENTIALS: upstreamCredentials, ...settings,
   });
   const start = (n: string, app: AppName = appOf(n)) => {
@@ -50,7 +53,7 @@ export async function startDistributedSystem(names: readonly string[], settings:
     waitFor(`${n} up`, async () => (await fetch(`http://127.0.0.1:${ports[n]}/health/${appOf(n) === 'sample-providers' ? 'live' : 'ready'}`)).status < 500, 150_000, 250)
       .catch((e) => { throw new Error(`${String(e)}\n${processes.find((x) => x.name === n)?.output().slice(-3000)}`); })));
   return {
-    adminToken, providersToken, db, ports, processes, env, start,
+    adminToken, metricsToken, providersToken, db, ports, processes, env, start,
     url: (n) => `http://127.0.0.1:${ports[n]}`,
     async stop() {
       await Promise.all(processes.map((p) => p.stop()));

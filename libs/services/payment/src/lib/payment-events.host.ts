@@ -7,6 +7,7 @@ import { HealthRegistry } from '@tollgate/observability';
 import { PAYMENT, PAYMENT_OPTIONS } from './payment.constants';
 import { type PaymentOptions } from './payment.options';
 import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
+import { countOpenHolds } from './resolve-hold/open-holds';
 import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
 import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
 
@@ -27,7 +28,7 @@ export class PaymentEventsHost extends ServiceEventsHost {
   /** Holds placed and not yet captured or voided; x402 payments not yet settled or refused, and those whose settle outcome is unknown. */
   protected override figures() {
     return [
-      { name: 'payment.holdsOpen', read: async () => Number((await this.dataSource.query(`SELECT count(*)::int AS n FROM payment.hold WHERE status = 'pending'`))[0]?.n ?? 0) },
+      { name: 'payment.holdsOpen', read: () => countOpenHolds(this.dataSource) },
       { name: 'payment.x402AttemptsOpen', read: async () => (await this.settleX402.counts()).open },
       { name: 'payment.x402SettlementsUnknown', read: async () => (await this.settleX402.counts()).unknown },
     ];
