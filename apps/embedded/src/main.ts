@@ -22,11 +22,10 @@ import { EventTransportModule, PostgresLogTransport } from '@tollgate/messaging'
 import { parseUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { createLogger, HealthModule } from '@tollgate/observability';
 import { DEFAULT_VELOCITY, PaymentModule } from '@tollgate/payment-service';
-import { ensureDatabase } from '@tollgate/persistence';
+import { ensureDatabase, startEmbeddedPostgres } from '@tollgate/persistence';
 import { SampleProvidersModule, TEXT_TOOLS_PATH } from '@tollgate/sample-providers-service';
 import { SettlementModule } from '@tollgate/settlement-service';
 import { EmbeddedConfig } from './embedded.config';
-import { startEmbeddedPostgres } from './embedded-postgres';
 
 interface DemoFile {
   mcpUrl: string;

@@ -2,3 +2,4 @@ export * from './lib/service-data-source';
 export * from './lib/nest/service-database';
 export * from './lib/double-entry/double-entry.store';
 export * from './lib/channel-listener';
+export * from './lib/embedded-postgres';
