@@ -8,3 +8,4 @@ export * from './lib/search-eval/search-eval.queries';
 export * from './lib/search-eval/eval-catalog.data';
 export * from './lib/call-events';
 export * from './lib/x402-facilitator';
+export * from './lib/own-postgres';

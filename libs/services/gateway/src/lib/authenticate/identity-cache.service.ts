@@ -26,6 +26,8 @@ export class IdentityCache implements OnModuleInit, OnApplicationShutdown {
       databaseUrl: options.databaseUrl, channel: IDENTITY_CHANGED_CHANNEL, applicationName: 'tollgate-gateway-identity',
       onNotification: () => this.clear(),
       onLost: (err) => logger.warn({ err }, 'identity change listener lost; entries expire within the staleness bound meanwhile'),
+      // Changes made while it was away were not heard: forget everything.
+      onRestored: () => this.clear(),
     });
   }
 

@@ -23,6 +23,10 @@ export class CallWaiters implements OnModuleInit, OnApplicationShutdown {
       databaseUrl: options.databaseUrl, channel: CALL_CHANGED_CHANNEL, applicationName: 'tollgate-gateway-waiters',
       onNotification: (intentId) => intentId && this.notify(intentId),
       onLost: (err) => logger.warn({ err }, 'call outcome listener lost; reconnecting (waiters re-read meanwhile)'),
+      // Outcomes recorded while it was away were not heard: every waiter re-reads now.
+      onRestored: () => {
+        for (const intentId of [...this.waiting.keys()]) this.notify(intentId);
+      },
     });
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import MiniSearch from 'minisearch';
-import { Client } from 'pg';
+import { ChannelListener } from '@tollgate/persistence';
 import { type DataSource } from 'typeorm';
 import { createLogger } from '@tollgate/observability';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
@@ -60,7 +60,7 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   /** query → every hit with its score, for the catalog as loaded now; cleared on reload. Scope is applied per request. */
   private readonly rankings = new Map<string, { id: string; score: number }[]>();
   private index = CatalogIndex.emptyIndex();
-  private listener?: Client;
+  private listener?: ChannelListener;
   private reloadTimer?: NodeJS.Timeout;
   private pollTimer?: NodeJS.Timeout;
   private loading?: Promise<void>;
@@ -105,7 +105,7 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.pollTimer);
     clearTimeout(this.reloadTimer);
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
   }
 
   get(name: string): CatalogTool | undefined {
@@ -230,14 +230,14 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl });
-    client.on('notification', () => this.scheduleReload());
-    client.on('error', (err) => {
-      logger.warn({ err }, 'catalog listener lost; relying on the poll until restart');
-      this.listener = undefined;
+    this.listener = new ChannelListener({
+      databaseUrl: this.options.databaseUrl, channel: CATALOG_CHANGED_CHANNEL, applicationName: 'tollgate-gateway-catalog',
+      onNotification: () => this.scheduleReload(),
+      onLost: (err) => logger.warn({ err }, 'catalog listener lost; reconnecting with back-off (the poll covers meanwhile)'),
+      // Changes made while it was away were not heard: reload now.
+      onRestored: () => this.scheduleReload(),
     });
-    await client.connect();
-    await client.query(`LISTEN ${CATALOG_CHANGED_CHANNEL}`);
-    this.listener = client;
+    await this.listener.start();
   }
+
 }
