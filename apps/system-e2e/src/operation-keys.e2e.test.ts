@@ -124,12 +124,12 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     await Promise.all(clients.slice(1).map((c) => c.close()));
   });
 
-  it('answers IDEMPOTENCY_RESULT_UNAVAILABLE when the outcome was lost past the deadline, and never dispatches again', async () => {
+  it('answers IDEMPOTENCY_ATTEMPT_STALLED (being reconciled) when the outcome was lost past the deadline, then the verdict; never dispatches again', async () => {
     const key = `lost-${Date.now()}`;
     // The provider answers after the call's deadline: execution records OutcomeUnknown.
     const first = await call('slow_echo', { message: 'late', delayMs: CALL_DEADLINE_MS + 2000 }, key);
     expect(errorOf(first)?.code).toBe('IDEMPOTENCY_IN_PROGRESS');
-    // Until the reconciler's verdict (read-only: not delivered, refunded) the answer is IDEMPOTENCY_RESULT_UNAVAILABLE;
+    // Until the reconciler's verdict (read-only: not delivered, refunded) the answer is IDEMPOTENCY_ATTEMPT_STALLED;
     // the verdict may come within one reconcile interval, so a busy machine can see it replaced already.
     const seen: string[] = [];
     const answered = await waitFor('the unknown outcome', async () => {
@@ -137,7 +137,7 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
       seen.push(errorOf(r)?.code ?? 'ok');
       return errorOf(r)?.code !== 'IDEMPOTENCY_IN_PROGRESS' ? r : undefined;
     }, 20_000, 250).catch((e) => { throw new Error(`${String(e)}; answers seen: ${seen.join(', ')}`); });
-    expect(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'PROVIDER_SYSTEM_ERROR']).toContain(errorOf(answered)?.code);
+    expect(['IDEMPOTENCY_ATTEMPT_STALLED', 'PROVIDER_SYSTEM_ERROR']).toContain(errorOf(answered)?.code);
     expect(errorOf(answered)).toMatchObject({ retryable: false, intentId: errorOf(first)!.intentId });
     const unknown = await pg.query(`SELECT count(*) AS n FROM execution.outbox_event WHERE envelope->>'type' = 'OutcomeUnknown' AND envelope->'payload'->>'intentId' = $1`, [errorOf(first)!.intentId]);
     expect(Number(unknown.rows[0].n)).toBe(1);
@@ -164,7 +164,33 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     expect(await ticketsFor(key)).toHaveLength(1);
   });
 
-  it('answers IDEMPOTENCY_ATTEMPT_STALLED when execution died after dispatch (kill -9), and never dispatches again', async () => {
+  it('a call whose deadline passed before it could be sent is a clear failure, its hold released — not an unknown outcome (issue 21 point 8)', async () => {
+    const key = `never-sent-${Date.now()}`;
+    // Payment is paused past the call's deadline: the hold arrives too late for anything to be sent.
+    const payment = system.processes.find((p) => p.name === 'payment')!;
+    payment.child.kill('SIGSTOP');
+    let first: CallToolResult;
+    try {
+      const pending = call('slow_echo', { message: 'too late', delayMs: 0 }, key);
+      await new Promise((r) => setTimeout(r, CALL_DEADLINE_MS + 1_500));
+      payment.child.kill('SIGCONT');
+      first = await pending;
+    } finally {
+      payment.child.kill('SIGCONT');
+    }
+    const intentId = errorOf(first)?.intentId ?? receiptOf(first)?.intentId;
+    const final = await waitFor('the failure, refunded', async () => {
+      const r = await call('slow_echo', { message: 'too late', delayMs: 0 }, key);
+      return errorOf(r)?.code === 'PROVIDER_SYSTEM_ERROR' && receiptOf(r)?.status === 'REFUNDED' ? r : undefined;
+    }, 30_000, 250);
+    expect(errorOf(final)).toMatchObject({ retryable: false, intentId, message: expect.stringMatching(/deadline passed before it could be sent.*nothing was performed/) });
+    expect(await dispatches(intentId!)).toBe(0);
+    const unknown = await pg.query(`SELECT count(*)::int AS n FROM execution.outbox_event WHERE envelope->>'type' = 'OutcomeUnknown' AND envelope->'payload'->>'intentId' = $1`, [intentId]);
+    expect(unknown.rows[0].n).toBe(0);
+    expect((await pg.query('SELECT count(*)::int AS n FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0].n).toBe(0);
+  });
+
+  it('execution died after dispatch (kill -9): in progress while nobody reconciles, stalled once a reconciliation exists, then final — never dispatched again (issue 21 point 8)', async () => {
     const key = `stall-${Date.now()}`;
     const pending = call('slow_echo', { message: 'orphan', delayMs: 2500 }, key);
     // Killed once the gateway has heard CallDispatched (before that, the fact is still in execution's outbox).
@@ -175,11 +201,26 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     const execution = system.processes.find((p) => p.name === 'execution')!;
     await execution.stop('SIGKILL');
     expect(errorOf(await pending)).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', intentId });
-    const stalled = await waitFor('the stall', async () => {
+    // Well past the deadline and its grace, with no reconciliation anywhere: still in progress (retryable, not charged).
+    await new Promise((r) => setTimeout(r, CALL_DEADLINE_MS + 6_000));
+    expect((await pg.query('SELECT count(*)::int AS n FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0].n).toBe(0);
+    expect(errorOf(await call('slow_echo', { message: 'orphan', delayMs: 2500 }, key))).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, intentId });
+    // Execution back: its reconciler finds the interrupted attempt and opens a reconciliation; the answer changes.
+    system.start('execution');
+    const seen: string[] = [];
+    const final = await waitFor('the verdict', async () => {
       const r = await call('slow_echo', { message: 'orphan', delayMs: 2500 }, key);
-      return errorOf(r)?.code === 'IDEMPOTENCY_ATTEMPT_STALLED' ? r : undefined;
-    }, 30_000, 1000);
-    expect(errorOf(stalled)).toMatchObject({ retryable: false, intentId });
+      const code = errorOf(r)?.code ?? 'ok';
+      if (seen.at(-1) !== code) seen.push(code);
+      if (code === 'IDEMPOTENCY_ATTEMPT_STALLED') {
+        expect((await pg.query('SELECT count(*)::int AS n FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0].n).toBe(1);
+      }
+      const settled = ['REFUNDED', 'SETTLED'].includes(receiptOf(r)?.status ?? '');
+      return code !== 'IDEMPOTENCY_IN_PROGRESS' && code !== 'IDEMPOTENCY_ATTEMPT_STALLED' && settled ? r : undefined;
+    }, 60_000, 250).catch((e) => { throw new Error(`${String(e)}; answers seen: ${seen.join(', ')}`); });
+    // Read-only: the reconciler resolves it as not delivered — refunded, the agent told so, nothing charged.
+    expect(receiptOf(final)).toMatchObject({ status: 'REFUNDED' });
     expect(await dispatches(intentId)).toBe(1);
   });
+
 });

@@ -16,8 +16,11 @@ export const MAX_TOOL_METADATA_BYTES = 64_000;
 /**
  * `refused`: the request never reached the provider's tool (connection refused, 502/503/504): safe to send elsewhere.
  * `scope`: the call had no complete trusted scope (R1) and was never sent.
+ * `not_sent`: the tool call never left this process — the deadline had passed before it could be sent, or no session
+ * to the provider could be opened (issue 21 point 8): the platform knows nothing was performed.
+ * `deadline` and `connection`: the request may have reached the provider; the outcome is unknown.
  */
-export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused' | 'scope';
+export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused' | 'scope' | 'not_sent';
 
 /** A failure talking to an upstream MCP server; `kind` tells whether the request may have reached it. */
 export class UpstreamError extends Error {
@@ -42,7 +45,7 @@ export interface UpstreamScope {
 
 function effectiveTimeout(deadlineAt: number): number {
   const ms = Math.min(deadlineAt - Date.now(), MAX_OPERATION_MS);
-  if (ms <= 0) throw new UpstreamError('deadline', 'the deadline passed before the upstream was called');
+  if (ms <= 0) throw new UpstreamError('not_sent', 'the deadline passed before the upstream was called');
   return ms;
 }
 
@@ -79,7 +82,11 @@ export async function withUpstream<T>(scope: UpstreamScope, fn: (client: Client,
   const signal = scope.signal ? AbortSignal.any([scope.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
   const client = newClient();
   try {
-    await client.connect(openTransport(scope.target, signal), { signal, timeout: timeoutMs });
+    try {
+      await client.connect(openTransport(scope.target, signal), { signal, timeout: timeoutMs });
+    } catch {
+      throw new UpstreamError('not_sent', 'no session to the upstream could be opened; nothing was sent');
+    }
     return await fn(client, signal, timeoutMs);
   } catch (error) {
     throw classify(error, signal);
@@ -183,8 +190,14 @@ export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResu
   const timeoutMs = effectiveTimeout(call.deadlineAt);
   const signal = call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
   const endpoint = call.target.endpoint;
+  let client: Client;
   try {
-    const client = await sessions.get(endpoint);
+    client = await sessions.get(endpoint);
+  } catch {
+    // No session: the tool call itself was never written to any socket.
+    throw new UpstreamError('not_sent', 'no session to the provider could be opened; the call was not sent');
+  }
+  try {
     return (await client.callTool(request, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
   } catch (error) {
     // A session that failed is not trusted again; the next call opens a fresh one.

@@ -10,7 +10,8 @@ export const MAX_RESULT_BYTES = 2_500_000;
  * outcome, reconciled by operation key, never sent again.
  */
 export function mayFallBack(failure: UpstreamFailureKind, kind: 'read' | 'write'): boolean {
-  if (failure === 'refused' || failure === 'scope') return true;
+  // Nothing reached the provider: another binding may serve it, and the last one failing is a plain failure, not an unknown.
+  if (failure === 'refused' || failure === 'scope' || failure === 'not_sent') return true;
   return kind === 'read' && failure !== 'deadline';
 }
 

@@ -123,6 +123,14 @@ export class DispatchCallUseCase {
       [intentId],
     );
     if (!ready) return undefined;
+    // Issue 21 point 8: past its deadline before anything was sent, the call is a plain failure (the hold is released),
+    // not an unknown outcome: the platform knows no provider was called.
+    if (new Date(ready.deadline_at).getTime() <= Date.now()) {
+      await this.outbox.append(manager, EffectRejected, {
+        intentId, attempt: 1, code: 'PROVIDER_SYSTEM_ERROR', reason: 'The call\'s deadline passed before it could be sent to a provider; nothing was performed.',
+      }, { causationId });
+      return undefined;
+    }
     const bindings = eligibleBindings(ready.bindings ?? []);
     if (bindings.length === 0) {
       await this.outbox.append(manager, EffectRejected, {
@@ -223,7 +231,8 @@ export class DispatchCallUseCase {
             await this.outbox.append(m, EffectRejected, {
               intentId: d.intentId, attempt,
               code: d.bindings.length > 1 ? 'TOOL_ALL_BINDINGS_FAILED' : 'PROVIDER_SYSTEM_ERROR',
-              reason: d.bindings.length > 1 ? `All ${d.bindings.length} eligible providers failed; nothing was performed.` : `The provider failed (${detail}); nothing was performed.`,
+              reason: d.bindings.length > 1 ? `All ${d.bindings.length} eligible providers failed; nothing was performed.`
+                : failure === 'not_sent' ? `The provider was not called (${detail}); nothing was performed.` : `The provider failed (${detail}); nothing was performed.`,
             });
           }
         });

@@ -59,6 +59,11 @@ function isFinished(row: CallRow): boolean {
   return (confirmed(row) && (row.held_minor !== null || row.settlement !== null)) || row.error !== null;
 }
 
+/** OutcomeUnknown was recorded (execution opened a reconciliation) and neither a verdict nor a settlement followed yet. */
+function isReconciling(row: CallRow): boolean {
+  return row.error?.code === 'IDEMPOTENCY_RESULT_UNAVAILABLE' && !confirmed(row) && row.settlement === null;
+}
+
 /** The confirmed effect and the stored result are those of the same attempt (events of one call arrive on several topics). */
 function confirmed(row: CallRow): boolean {
   return row.effect === 'confirmed' && row.result !== null && row.effect_attempt !== null && row.effect_attempt === row.result_attempt;
@@ -226,8 +231,7 @@ export class CallToolUseCase {
     }
     const [row]: CallRow[] = await this.dataSource.query('SELECT * FROM gateway.call WHERE intent_id = $1', [op!.intent_id]);
     const verdict = repeatVerdict({
-      finished: isFinished(row!), dispatched: row!.provider_id !== null || row!.attempts > 0, deadlineAt: row!.deadline_at, createdAt: row!.created_at,
-      answerExpired: row!.answer_expired_at !== null,
+      finished: isFinished(row!), reconciling: isReconciling(row!), createdAt: row!.created_at, answerExpired: row!.answer_expired_at !== null,
     }, Date.now());
     switch (verdict) {
       case 'replay': {
@@ -242,7 +246,7 @@ export class CallToolUseCase {
       case 'stalled':
         return agentErrorResult({
           code: 'IDEMPOTENCY_ATTEMPT_STALLED', retryable: false, intentId: row!.intent_id,
-          message: 'The call was sent to the provider and no result came back before its deadline. It is being reconciled by its key; do not buy it again under a new key.',
+          message: 'The provider did not confirm the outcome of this call; it is being reconciled by its key. Do not buy it again under a new key; retry this key later for the verdict.',
         });
       case 'unavailable':
         return agentErrorResult({

@@ -4,8 +4,6 @@ import { digestOf } from '@tollgate/contracts';
 export const IDEMPOTENCY_META_KEY = 'assay/idempotencyKey';
 /** How long a stored response can be replayed (at least 24 h is required; we keep 7 days). */
 export const RESPONSE_RETENTION_MS = 7 * 24 * 60 * 60_000;
-/** A dispatched call with no result this long past its deadline has stalled (execution died mid-call). */
-export const STALL_GRACE_MS = 5_000;
 
 /** 1 to 255 printable ASCII characters, no spaces (source 000). */
 export function isValidOperationKey(key: unknown): key is string {
@@ -49,9 +47,11 @@ export function requestHashOf(toolId: string, args: Record<string, unknown>): st
 
 export interface CallProgress {
   finished: boolean;
-  /** The provider has been called (a dispatch was recorded). */
-  dispatched: boolean;
-  deadlineAt: Date | null;
+  /**
+   * Execution recorded that it cannot know the outcome (OutcomeUnknown: a reconciliation is open for the attempt) and
+   * no verdict has come back yet.
+   */
+  reconciling: boolean;
   createdAt: Date;
   /** The retention job erased the stored answer. */
   answerExpired?: boolean;
@@ -59,10 +59,15 @@ export interface CallProgress {
 
 export type RepeatVerdict = 'replay' | 'in_progress' | 'stalled' | 'unavailable';
 
-/** What the gateway answers to a repeat of a known operation key with the same request (B5). */
+/**
+ * What the gateway answers to a repeat of a known operation key with the same request (B5). "Stalled — being
+ * reconciled" only while a reconciliation exists for the attempt (issue 21 point 8): a call that is merely late, or
+ * whose executor died before anyone recorded the unknown outcome, is still in progress (not charged again; retry);
+ * once the reconciliation's verdict arrives the call is finished and its final answer replayed.
+ */
 export function repeatVerdict(call: CallProgress, now: number): RepeatVerdict {
   if (call.answerExpired || now - call.createdAt.getTime() > RESPONSE_RETENTION_MS) return 'unavailable';
+  if (call.reconciling) return 'stalled';
   if (call.finished) return 'replay';
-  if (call.dispatched && call.deadlineAt && now > call.deadlineAt.getTime() + STALL_GRACE_MS) return 'stalled';
   return 'in_progress';
 }
