@@ -38,8 +38,10 @@ interface DemoFile {
   ownerId?: string;
   /** The bearer token of /metrics (generated at the first start unless METRICS_TOKEN is set or METRICS_OPEN=true). */
   metricsToken?: string;
-  /** An operator token of the finance API and console (demo only). */
+  /** A finance-role token of the finance API and console (demo only). */
   financeToken?: string;
+  /** An operator token (also sees operation keys and signed payments; demo only). */
+  operatorToken?: string;
 }
 
 const logger = createLogger('embedded');
@@ -125,7 +127,9 @@ async function main(): Promise<void> {
     `\nTollgate is running (embedded mode).\n  MCP URL:        ${url}/mcp/demo  (every tool listed)\n  Search MCP URL: ${url}/mcp/demo-search  (search_tools / get_tool / call_tool)\n`
     + `  Credential:     ${demo.credential}\n`
     + (demo.financeToken ? `  Wallet:         ${DEMO_DEPOSIT_MINOR} minor units of USDC; reverse_text costs ${DEMO_PRICE_MINOR}, create_review_ticket ${DEMO_WRITE_PRICE_MINOR}, the other tools are free\n` : '')
-    + `  Console:        ${url}/console${demo.financeToken ? `  (finance token: ${demo.financeToken})` : ''}\n  Ledger:         ${url}/calls/<intentId>\n  Written to:     ${demoPath}\n\n`,
+    + `  Console:        ${url}/console${demo.financeToken ? `  (finance token: ${demo.financeToken})` : ''}\n`
+    + (demo.operatorToken ? `  Operator token: ${demo.operatorToken}  (console and tollgate-ops: also operation keys and signed payments)\n` : '')
+    + `  Ledger:         ${url}/calls/<intentId>\n  Written to:     ${demoPath}\n\n`,
   );
 }
 
@@ -135,9 +139,9 @@ const DEMO_WRITE_PRICE_MINOR = '1000000'; // 1 USDC
 
 /**
  * The demo's money, through the same admin APIs an operator uses: a funded wallet, priced tools beside a free one, a
- * search-mode URL and a finance token for the console. Run once per data folder (the deposit is idempotent by reference).
+ * search-mode URL, a finance token and an operator token for the console. Run once per data folder (the deposit is idempotent by reference).
  */
-async function seedDemoMoney(url: string, adminToken: string, ownerId: string | undefined): Promise<{ financeToken: string }> {
+async function seedDemoMoney(url: string, adminToken: string, ownerId: string | undefined): Promise<{ financeToken: string; operatorToken: string }> {
   const call = async (method: string, path: string, body: unknown) => {
     const res = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify(body) });
     if (!res.ok && res.status !== 409) throw new Error(`demo seed: ${method} ${path} answered ${res.status}`);
@@ -147,8 +151,11 @@ async function seedDemoMoney(url: string, adminToken: string, ownerId: string | 
   await call('PATCH', '/admin/tools/reverse_text', { priceMinor: DEMO_PRICE_MINOR, asset: 'USDC' });
   await call('PATCH', '/admin/tools/create_review_ticket', { priceMinor: DEMO_WRITE_PRICE_MINOR, asset: 'USDC' });
   await call('POST', '/admin/mcp-urls', { slug: 'demo-search', discoveryMode: 'search' });
-  const { token } = await call('POST', '/admin/finance-tokens', { label: 'demo console', role: 'operator' });
-  return { financeToken: String(token) };
+  // Issue 21 point 6: finance staff get a finance-role token (no operation keys, no signed payments); ops a separate
+  // operator token.
+  const finance = await call('POST', '/admin/finance-tokens', { label: 'demo finance', role: 'finance' });
+  const operator = await call('POST', '/admin/finance-tokens', { label: 'demo operator', role: 'operator' });
+  return { financeToken: String(finance['token']), operatorToken: String(operator['token']) };
 }
 
 /**

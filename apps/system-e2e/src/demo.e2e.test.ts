@@ -31,6 +31,14 @@ describe('npm start: the demo (issue 13 point 6)', () => {
     expect(out).toContain(`Console:        ${system.base}/console  (finance token: ${system.demo['financeToken']})`);
     expect(out).toMatch(/Wallet: {9}100000000 minor units of USDC; reverse_text costs 250000/);
     expect(system.demo).toMatchObject({ consoleUrl: `${system.base}/console`, searchMcpUrl: `${system.base}/mcp/demo-search` });
+    expect(out).toContain(`Operator token: ${system.demo['operatorToken']}`);
+    expect(system.demo['operatorToken']).not.toBe(system.demo['financeToken']);
+  });
+
+  it('the finance token is a finance role, the operator token an operator (issue 21 point 6)', async () => {
+    const byKey = (token: string) => fetch(`${system.base}/calls?operationKey=demo-1`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await byKey(system.demo['financeToken']!)).status).toBe(403);
+    expect((await byKey(system.demo['operatorToken']!)).status).toBe(200);
   });
 
   it('walks through a paid call, a paid write confirmed by read-back, the timeline and a replay with verify', async () => {

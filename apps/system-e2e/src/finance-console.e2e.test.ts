@@ -72,9 +72,10 @@ describe('finance console in headless Chromium (issue 13 point 3)', () => {
     await signIn(financeToken);
     await page.waitForSelector('[data-metric="Paid calls"] b');
     expect(await page.textContent('[data-metric="Paid calls"] b')).toBe('3');
-    expect(await page.textContent('[data-metric="Volume"] b')).toBe('750');
-    expect(await page.textContent('[data-metric="Fees (revenue)"] b')).toBe('75');
-    expect(await page.textContent('[data-metric="Provider payables"] b')).toBe('675');
+    // Issue 21 point 6: amounts in the asset's decimals, with the asset (USDC: 6 decimals; 750 minor units = 0.00075).
+    expect(await page.textContent('[data-metric="Volume"] b')).toBe('0.00075 USDC');
+    expect(await page.textContent('[data-metric="Fees (revenue)"] b')).toBe('0.000075 USDC');
+    expect(await page.textContent('[data-metric="Provider payables"] b')).toBe('0.000675 USDC');
     // Chart.js drew both charts (a canvas with pixels on it).
     const drawn = await page.evaluate(() => ['chart-calls', 'chart-money'].map((id) => {
       const c = document.getElementById(id) as HTMLCanvasElement;
@@ -96,7 +97,7 @@ describe('finance console in headless Chromium (issue 13 point 3)', () => {
     await shot('journal');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#journal-csv')]);
     const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
-    expect(csv[0]).toMatch(/posting_id/);
+    expect(csv[0]).toMatch(/posting_id.*,amount_minor,amount$/);
     expect(csv.length - 1).toBe(kinds.length);
     expect(csv.slice(1).every((line) => line.includes(',capture,'))).toBe(true);
   });
@@ -123,13 +124,14 @@ describe('finance console in headless Chromium (issue 13 point 3)', () => {
     await page.waitForSelector('#statement-view table');
     const closing = await page.$$eval('#statement-view table:first-of-type tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
     const available = closing.find((r) => r[0] === `owner:${ownerId}:available`);
-    expect(available?.[4]).toBe(String(10_000 - 3 * 250));
+    expect(available?.[4]).toBe('0.00925');
+    expect(available?.[5]).toBe(String(10_000 - 3 * 250));
     await shot('statement');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#statement-csv')]);
     const rows = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
     expect(rows[0]).toMatch(/^row,occurred_at/);
     const closingRow = rows.find((r) => r.startsWith('closing,') && r.includes(`owner:${ownerId}:available`));
-    expect(closingRow?.split(',').at(-1)).toBe(String(10_000 - 3 * 250));
+    expect(closingRow?.split(',').slice(-2)).toEqual([String(10_000 - 3 * 250), '0.00925']);
     expect(rows.filter((r) => r.startsWith('line,')).length).toBeGreaterThanOrEqual(1 + 3 * 2);
   });
 

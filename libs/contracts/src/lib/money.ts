@@ -39,3 +39,25 @@ export function money(amountMinor: bigint, asset: string): MoneyDto {
 export function toMinor(m: MoneyDto): bigint {
   return BigInt(m.amountMinor);
 }
+
+/** Decimal places of each asset's minor unit, as people read the amounts (an asset not listed: 6, as stablecoins). */
+export const ASSET_DECIMALS: Readonly<Record<string, number>> = { USDC: 6, USDT: 6, USD: 2, EUR: 2 };
+
+export function decimalsOf(asset: string): number {
+  return ASSET_DECIMALS[asset] ?? 6;
+}
+
+/** Minor units as a decimal number string, e.g. 250000 USDC → "0.25", -1500 EUR → "-15.00" (at least 2 decimals). */
+export function decimalAmount(minor: bigint, asset: string, decimals = decimalsOf(asset)): string {
+  const negative = minor < 0n;
+  const abs = negative ? -minor : minor;
+  const unit = 10n ** BigInt(decimals);
+  let frac = (abs % unit).toString().padStart(decimals, '0').replace(/0+$/, '');
+  if (frac.length < 2 && decimals >= 2) frac = frac.padEnd(2, '0');
+  return `${negative ? '-' : ''}${abs / unit}${frac ? `.${frac}` : ''}`;
+}
+
+/** Minor units as a person reads them, with the asset: 250000 USDC → "0.25 USDC". */
+export function displayAmount(minor: bigint, asset: string, decimals = decimalsOf(asset)): string {
+  return `${decimalAmount(minor, asset, decimals)} ${asset}`;
+}

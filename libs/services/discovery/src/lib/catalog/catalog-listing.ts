@@ -1,4 +1,4 @@
-import { type CatalogToolChangedPayload, money, type ToolBindingDto } from '@tollgate/contracts';
+import { type CatalogToolChangedPayload, decimalsOf, money, type ToolBindingDto } from '@tollgate/contracts';
 
 /**
  * How a catalog tool is listed: category, tags, summary, price and the rest.
@@ -21,7 +21,6 @@ export interface Listing {
   readBack?: { tool: string; keyArgument: string; compare: string[] } | null;
 }
 
-const ASSET_DECIMALS: Record<string, number> = { USDC: 6, USDT: 6, USD: 2, EUR: 2 };
 
 /**
  * Keeps only well-formed listing fields from an untrusted source (an upstream's
@@ -158,7 +157,7 @@ export function catalogEventOf(t: ToolState): CatalogToolChangedPayload {
     notReviewed: !t.reviewed,
     tier: l.tier ?? 'standard',
     price: money(BigInt(l.priceMinor ?? '0'), asset),
-    assetDecimals: ASSET_DECIMALS[asset] ?? 6,
+    assetDecimals: decimalsOf(asset),
     ...(typeof l.freeCallsPerDay === 'number' ? { freeCallsPerDay: l.freeCallsPerDay } : {}),
     ...(current.annotations ? { annotations: current.annotations } : {}),
     ...(l.readBack ? { readBack: l.readBack } : {}),

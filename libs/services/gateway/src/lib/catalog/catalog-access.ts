@@ -1,4 +1,4 @@
-import { type CatalogToolChangedPayload } from '@tollgate/contracts';
+import { type CatalogToolChangedPayload, displayAmount } from '@tollgate/contracts';
 
 export type CatalogTool = CatalogToolChangedPayload;
 export type DiscoveryMode = 'full' | 'search' | 'auto';
@@ -66,13 +66,6 @@ export function displayPrice(tool: Pick<CatalogTool, 'price' | 'assetDecimals'>)
 }
 
 /** "0.01 USDC" from 10000 minor units of a 6-decimal asset (derived for display, never stored). */
-export function displayAmount(minor: bigint, asset: string, d: number): string {
-  const unit = 10n ** BigInt(d);
-  const whole = minor / unit;
-  let frac = (minor % unit).toString().padStart(d, '0').replace(/0+$/, '');
-  if (frac.length < 2 && d >= 2) frac = frac.padEnd(2, '0');
-  return `${whole}${frac ? `.${frac}` : ''} ${asset}`;
-}
 
 /** The structured price, or null for a free tool. */
 export function structuredPrice(tool: Pick<CatalogTool, 'price' | 'assetDecimals'>): { amountMinor: string; asset: string; decimals: number; display: string } | null {

@@ -32,6 +32,8 @@ export interface JournalLine {
   account: string;
   asset: string;
   amountMinor: string;
+  /** The same amount as a person reads it, in the asset's decimals (issue 21 point 6): "0.25" of USDC. */
+  amount: string;
 }
 
 export const MAX_PAGE = 500;
@@ -78,7 +80,7 @@ export function whereOf(f: JournalFilter, after?: JournalPosition): { sql: strin
   return { sql: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
-export const CSV_COLUMNS = ['occurred_at', 'recorded_at', 'posting_id', 'seq', 'kind', 'intent_id', 'account', 'asset', 'amount_minor'] as const;
+export const CSV_COLUMNS = ['occurred_at', 'recorded_at', 'posting_id', 'seq', 'kind', 'intent_id', 'account', 'asset', 'amount_minor', 'amount'] as const;
 
 /** One RFC 4180 line: a field with a comma, quote, CR or LF is quoted, quotes doubled; a leading =,+,-,@ is neutralised. */
 export function csvLine(fields: readonly (string | number | null)[]): string {
@@ -91,5 +93,5 @@ export function csvLine(fields: readonly (string | number | null)[]): string {
 }
 
 export function csvOf(l: JournalLine): string {
-  return csvLine([l.occurredAt, l.recordedAt, l.postingId, l.seq, l.kind, l.intentId, l.account, l.asset, l.amountMinor]);
+  return csvLine([l.occurredAt, l.recordedAt, l.postingId, l.seq, l.kind, l.intentId, l.account, l.asset, l.amountMinor, l.amount]);
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { decimalAmount, decimalsOf } from '@tollgate/contracts';
 import { LEDGER } from '../ledger.constants';
 import { type JournalFilter, type JournalLine, type JournalPosition, whereOf } from './journal-query';
 
@@ -10,7 +11,7 @@ interface LineRow { occurred_at: Date; recorded_at: Date; posting_id: string; se
 
 const toLine = (r: LineRow): JournalLine => ({
   occurredAt: r.occurred_at.toISOString(), recordedAt: r.recorded_at.toISOString(), postingId: r.posting_id, seq: r.seq, kind: r.kind,
-  intentId: r.intent_id, account: r.account, asset: r.asset, amountMinor: r.amount,
+  intentId: r.intent_id, account: r.account, asset: r.asset, amountMinor: r.amount, amount: decimalAmount(BigInt(r.amount), r.asset),
 });
 
 /** Start of the UTC day of `t`. */
@@ -23,7 +24,7 @@ export type AccountScope = { all: true } | { ownerId: string } | { providerId: s
 const scopeSql = (s: AccountScope, n: number): { sql: string; params: unknown[] } =>
   'all' in s ? { sql: 'TRUE', params: [] } : 'ownerId' in s ? { sql: `owner_id = $${n}`, params: [s.ownerId] } : { sql: `provider_id = $${n}`, params: [s.providerId] };
 
-export interface DailySummary { day: string; asset: string; calls: number; volume: string; fees: string; providerPayables: string; refunds: string }
+export interface DailySummary { day: string; asset: string; decimals: number; calls: number; volume: string; fees: string; providerPayables: string; refunds: string }
 
 /** The journal's reads for finance: pages in the stable order, balances as of a time, statement lines. */
 @Injectable()
@@ -63,8 +64,8 @@ export class JournalRepository {
    * Per UTC day and asset over [from, to): paid calls captured, gross captured from owners, the platform's fees,
    * what providers earned (net) and what was refunded to owners (voided holds) — the console's overview charts.
    */
-  dailySummary(from: Date, to: Date): Promise<DailySummary[]> {
-    return this.dataSource.query(
+  async dailySummary(from: Date, to: Date): Promise<DailySummary[]> {
+    const rows: Omit<DailySummary, 'decimals'>[] = await this.dataSource.query(
       `SELECT to_char((occurred_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, asset,
               count(DISTINCT posting_id) FILTER (WHERE kind = 'capture')::int AS calls,
               COALESCE(sum(amount) FILTER (WHERE kind = 'capture' AND account = 'platform:clearing'), 0)::text AS volume,
@@ -73,6 +74,7 @@ export class JournalRepository {
               COALESCE(sum(amount) FILTER (WHERE kind = 'void' AND account LIKE 'owner:%:available'), 0)::text AS refunds
          FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at < $2
         GROUP BY 1, 2 ORDER BY 1, 2`, [from, to]);
+    return rows.map((r) => ({ ...r, decimals: decimalsOf(r.asset) }));
   }
 
   /** Every entry matching `filter`, in the stable order, fetched a page at a time (memory stays flat). */

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { decimalAmount } from '@tollgate/contracts';
 import { csvLine, csvOf, type JournalFilter, type JournalLine } from './journal-query';
 import { type AccountBalance, type AccountScope, JournalRepository } from './journal.repository';
 
 /** Lines a JSON statement carries; the CSV form streams every line. */
 export const STATEMENT_JSON_LINES = 10_000;
 
-export interface StatementAccount { account: string; asset: string; opening: string; movements: string; closing: string }
+/** Minor units, and the same in the asset's decimals for people (`display`). */
+export interface StatementAccount { account: string; asset: string; opening: string; movements: string; closing: string; display: { opening: string; movements: string; closing: string } }
 
 /** Opening + movements per account and asset (pure): the closing balances a statement must show. */
 export function statementAccounts(opening: readonly AccountBalance[], closing: readonly AccountBalance[]): StatementAccount[] {
@@ -17,7 +19,10 @@ export function statementAccounts(opening: readonly AccountBalance[], closing: r
     const [account, asset] = k.split('\u0000') as [string, string];
     const o = open.get(k) ?? 0n;
     const c = close.get(k) ?? 0n;
-    return { account, asset, opening: o.toString(), movements: (c - o).toString(), closing: c.toString() };
+    return {
+      account, asset, opening: o.toString(), movements: (c - o).toString(), closing: c.toString(),
+      display: { opening: decimalAmount(o, asset), movements: decimalAmount(c - o, asset), closing: decimalAmount(c, asset) },
+    };
   });
 }
 
@@ -39,15 +44,15 @@ export class StatementUseCase {
   }
 
   csvHeader(): string {
-    return csvLine(['row', 'occurred_at', 'recorded_at', 'posting_id', 'seq', 'kind', 'intent_id', 'account', 'asset', 'amount_minor']);
+    return csvLine(['row', 'occurred_at', 'recorded_at', 'posting_id', 'seq', 'kind', 'intent_id', 'account', 'asset', 'amount_minor', 'amount']);
   }
 
   /** `opening` rows (at from), every `line`, `closing` rows (at to), for each account and asset. */
   async *csv(scope: AccountScope, from: Date, to: Date): AsyncGenerator<string> {
     const [opening, closing] = await Promise.all([this.journal.balancesBefore(scope, from), this.journal.balancesBefore(scope, to)]);
     const accounts = statementAccounts(opening, closing);
-    for (const a of accounts) yield csvLine(['opening', from.toISOString(), null, null, null, null, null, a.account, a.asset, a.opening]);
+    for (const a of accounts) yield csvLine(['opening', from.toISOString(), null, null, null, null, null, a.account, a.asset, a.opening, a.display.opening]);
     for await (const l of this.journal.all(filterOf(scope, from, to))) yield `line,${csvOf(l)}`;
-    for (const a of accounts) yield csvLine(['closing', to.toISOString(), null, null, null, null, null, a.account, a.asset, a.closing]);
+    for (const a of accounts) yield csvLine(['closing', to.toISOString(), null, null, null, null, null, a.account, a.asset, a.closing, a.display.closing]);
   }
 }

@@ -17,6 +17,16 @@
     return node;
   }
 
+  /** Minor units in an asset's decimals ("250000", 6 → "0.25"); exact, from the integer string (never a float). */
+  function decimal(minor, decimals) {
+    const negative = String(minor).startsWith('-');
+    const digits = String(minor).replace('-', '').padStart(decimals + 1, '0');
+    const whole = digits.slice(0, digits.length - decimals);
+    let frac = digits.slice(digits.length - decimals).replace(/0+$/, '');
+    if (frac.length < 2 && decimals >= 2) frac = frac.padEnd(2, '0');
+    return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+  }
+
   function showError(message) { $('#error').textContent = message || ''; }
 
   async function api(path) {
@@ -74,13 +84,18 @@
     const params = query($('#overview-form'));
     const { days } = await api(`/journal/summary?${params}`);
     const labels = [...new Set(days.map((d) => d.day))];
-    const sum = (k) => days.reduce((s, d) => s + BigInt(d[k]), 0n);
+    // Never summed across assets: one card line and one money series per asset, in its decimals.
+    const assets = [...new Set(days.map((d) => d.asset))].sort();
+    const decimalsOf = Object.fromEntries(days.map((d) => [d.asset, d.decimals]));
+    const sum = (k, asset) => days.filter((d) => d.asset === asset).reduce((s, d) => s + BigInt(d[k]), 0n);
+    const money = (k) => assets.length === 0 ? ['0'] : assets.map((a) => `${decimal(sum(k, a), decimalsOf[a])} ${a}`);
     const cards = $('#overview-cards');
-    cards.replaceChildren(...[['Paid calls', days.reduce((s, d) => s + d.calls, 0)], ['Volume', sum('volume')], ['Fees (revenue)', sum('fees')],
-      ['Provider payables', sum('providerPayables')], ['Refunds', sum('refunds')]].map(([k, v]) => el('div', { class: 'card', 'data-metric': k }, k, el('b', {}, v.toString()))));
-    const series = (k) => labels.map((day) => days.filter((d) => d.day === day).reduce((s, d) => s + Number(d[k]), 0));
+    cards.replaceChildren(...[['Paid calls', [String(days.reduce((s, d) => s + d.calls, 0))]], ['Volume', money('volume')], ['Fees (revenue)', money('fees')],
+      ['Provider payables', money('providerPayables')], ['Refunds', money('refunds')]].map(([k, lines]) => el('div', { class: 'card', 'data-metric': k }, k, ...lines.map((v) => el('b', {}, v)))));
+    const series = (k, asset) => labels.map((day) => days.filter((d) => d.day === day && (asset === undefined || d.asset === asset))
+      .reduce((s, d) => s + (asset === undefined ? Number(d[k]) : Number(decimal(d[k], d.decimals))), 0));
     draw('chart-calls', 'bar', labels, [{ label: 'paid calls', data: series('calls') }]);
-    draw('chart-money', 'line', labels, ['volume', 'fees', 'providerPayables', 'refunds'].map((k) => ({ label: k, data: series(k) })));
+    draw('chart-money', 'line', labels, assets.flatMap((a) => ['volume', 'fees', 'providerPayables', 'refunds'].map((k) => ({ label: `${k} (${a})`, data: series(k, a) }))));
   }
 
   function draw(id, type, labels, datasets) {
@@ -101,7 +116,7 @@
     const rows = entries.map((e) => {
       const call = e.intentId ? el('a', { href: `#call/${e.intentId}` }, e.intentId.slice(0, 8)) : '';
       return el('tr', {}, el('td', {}, e.occurredAt), el('td', {}, e.recordedAt), el('td', {}, e.kind), el('td', {}, e.postingId), el('td', {}, call),
-        el('td', {}, e.account), el('td', {}, e.asset), el('td', { class: 'num' }, e.amountMinor));
+        el('td', {}, e.account), el('td', {}, e.asset), el('td', { class: 'num' }, e.amount), el('td', { class: 'num' }, e.amountMinor));
     });
     if (append) body.append(...rows); else body.replaceChildren(...rows);
     $('#journal-more').hidden = !nextCursor;
@@ -127,7 +142,7 @@
     view.append(el('ol', { class: 'timeline', id: 'call-timeline' }, ...call.timeline.map((t) => el('li', { 'data-type': t.type },
       el('b', {}, t.type), ` by ${t.producer} at ${t.occurredAt} (recorded ${t.recordedAt})`, el('pre', {}, JSON.stringify(t.details, null, 2))))));
     const { entries } = await api(`/journal?intentId=${encodeURIComponent(intentId)}`);
-    view.append(el('h4', {}, 'Postings'), table([{ label: 'Kind' }, { label: 'Account' }, { label: 'Asset' }, { label: 'Amount', num: true }], entries.map((e) => [e.kind, e.account, e.asset, e.amountMinor])));
+    view.append(el('h4', {}, 'Postings'), table([{ label: 'Kind' }, { label: 'Account' }, { label: 'Asset' }, { label: 'Amount', num: true }, { label: 'Minor units', num: true }], entries.map((e) => [e.kind, e.account, e.asset, e.amount, e.amountMinor])));
   }
 
   // --- statements ----------------------------------------------------------------------------------------------------
@@ -141,10 +156,10 @@
     const s = await api(statementPath($('#statement-form'), false));
     $('#statement-view').replaceChildren(
       el('h3', {}, `Statement ${s.from} – ${s.to}`),
-      table([{ label: 'Account' }, { label: 'Asset' }, { label: 'Opening', num: true }, { label: 'Movements', num: true }, { label: 'Closing', num: true }],
-        s.accounts.map((a) => [a.account, a.asset, a.opening, a.movements, a.closing])),
+      table([{ label: 'Account' }, { label: 'Asset' }, { label: 'Opening', num: true }, { label: 'Movements', num: true }, { label: 'Closing', num: true }, { label: 'Closing (minor units)', num: true }],
+        s.accounts.map((a) => [a.account, a.asset, a.display.opening, a.display.movements, a.display.closing, a.closing])),
       el('h4', {}, `Lines${s.linesTruncated ? ' (first page; the CSV has them all)' : ''}`),
-      table([{ label: 'Effective' }, { label: 'Kind' }, { label: 'Account' }, { label: 'Amount', num: true }], s.lines.map((l) => [l.occurredAt, l.kind, l.account, l.amountMinor])));
+      table([{ label: 'Effective' }, { label: 'Kind' }, { label: 'Account' }, { label: 'Asset' }, { label: 'Amount', num: true }], s.lines.map((l) => [l.occurredAt, l.kind, l.account, l.asset, l.amount])));
   }
 
   // --- reconciliation ------------------------------------------------------------------------------------------------

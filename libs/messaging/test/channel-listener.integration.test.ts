@@ -4,7 +4,7 @@
  * catch up, notifications heard again. On a PostgreSQL server this test starts and stops itself.
  */
 import { Client } from 'pg';
-import { ChannelListener } from '../src';
+import { ChannelListener } from '@tollgate/persistence';
 import { type OwnPostgres, startOwnPostgres, waitFor } from '@tollgate/testing';
 
 jest.setTimeout(120_000);
