@@ -122,7 +122,7 @@ async function main(): Promise<void> {
 
   const identities = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), app.get(DeviceSignInUseCase), url, adminToken));
   const demo = identities.financeToken || !config.DEMO_MONEY ? identities : { ...identities, ...(await seedDemoMoney(url, adminToken, identities.ownerId)) };
-  writeSecretFile(demoPath, JSON.stringify({ ...demo, ...(metricsToken ? { metricsToken } : {}), mcpUrl: `${url}/mcp/demo`, searchMcpUrl: `${url}/mcp/demo-search`, ledgerUrl: `${url}/calls`, consoleUrl: `${url}/console` }, null, 2) + '\n');
+  writeSecretFile(demoPath, JSON.stringify({ ...demo, ...(metricsToken ? { metricsToken } : {}), databaseUrl: pg.url, mcpUrl: `${url}/mcp/demo`, searchMcpUrl: `${url}/mcp/demo-search`, ledgerUrl: `${url}/calls`, consoleUrl: `${url}/console` }, null, 2) + '\n');
   process.stdout.write(
     `\nTollgate is running (embedded mode).\n  MCP URL:        ${url}/mcp/demo  (every tool listed)\n  Search MCP URL: ${url}/mcp/demo-search  (search_tools / get_tool / call_tool)\n`
     + `  Credential:     ${demo.credential}\n`

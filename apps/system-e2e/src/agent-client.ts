@@ -117,6 +117,8 @@ export interface EmbeddedSystem {
   pgUrl: string;
   /** What `npm start` wrote to demo.json (URLs, the demo credential, tokens). */
   demo: Record<string, string>;
+  /** Its DATA_DIR (demo.json, the embedded PostgreSQL). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -127,7 +129,7 @@ export async function startEmbeddedSystem(name: string, env: Record<string, stri
   const proc = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO_MONEY: 'false', ...env });
   await proc.waitForOutput(/Tollgate is running/, 150_000);
   return {
-    process: proc, base: `http://127.0.0.1:${port}`, pgUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate`,
+    process: proc, dataDir, base: `http://127.0.0.1:${port}`, pgUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate`,
     adminToken: (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string }).adminToken,
     demo: JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as Record<string, string>,
     async stop() {

@@ -8,7 +8,7 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Pg } from 'pg';
-import { waitFor } from '@tollgate/testing';
+import { freePort, waitFor } from '@tollgate/testing';
 import { callThrough, type EmbeddedSystem, errorOf, payingAgentOnEmbedded, postJson, receiptOf, runOpsCli, startEmbeddedSystem } from './agent-client';
 
 jest.setTimeout(240_000);
@@ -70,9 +70,15 @@ describe('tollgate-ops: replay, reconcile, inspect (issue 13 point 4)', () => {
     expect(found.code).toBe(1);
     const report = jsonOf(found.out);
     expect(report['swapped']).toBe(false);
-    expect(report['differences']).toEqual(expect.arrayContaining([expect.objectContaining({ table: 'journal_entry', live: null, rebuilt: expect.any(String) })]));
+    expect(report['differences']).toEqual(expect.arrayContaining([expect.objectContaining({ table: 'journal_entry', live: null, rebuilt: expect.any(Object) })]));
     // (The daily roll-up still counts the deleted entry — it is kept on insert — so the journal row is the difference.)
-    const swapped = await ops(['replay', '--database-url', system.pgUrl, '--swap', '--json']);
+    // Issue 21 point 6: a plain --swap verifies first and refuses a rebuild that differs; the human output says what differs.
+    const plain = await ops(['replay', '--database-url', system.pgUrl, '--swap', '--no-progress']);
+    expect(plain.code).toBe(1);
+    expect(plain.out).toMatch(/journal_entry \(.*\): missing from the live table/);
+    expect(plain.out).toContain('not swapped: verify found differences');
+    // Making it live anyway is one explicit, confirmed command.
+    const swapped = await ops(['replay', '--database-url', system.pgUrl, '--swap', '--accept-differences', '--yes', '--json']);
     expect(swapped.code).toBe(0);
     expect(jsonOf(swapped.out)['swappedAtArchivePosition']).toEqual(expect.any(Number));
     // The system goes on projecting into the swapped tables.
@@ -83,6 +89,22 @@ describe('tollgate-ops: replay, reconcile, inspect (issue 13 point 4)', () => {
     const clean = await ops(['replay', '--database-url', system.pgUrl, '--verify', '--json', '--no-progress']);
     expect(clean.code).toBe(0);
     expect(jsonOf(clean.out)['differences']).toEqual([]);
+  });
+
+  it('one connection model: --embedded takes every URL, token and the database from demo.json (issue 21 point 6)', async () => {
+    const report = await ops(['--embedded', '--data-dir', system.dataDir, 'reconcile', 'report', '--json']);
+    expect(jsonOf(report.out)).toMatchObject({ accounts: { available: true } });
+    const parked = await ops(['--embedded', '--data-dir', system.dataDir, 'parked', 'list']);
+    expect(parked.code).toBe(0);
+    expect(jsonOf(parked.out)).toMatchObject({ parked: expect.any(Array) });
+    const replay = await ops(['--embedded', '--data-dir', system.dataDir, 'replay', '--verify', '--json', '--no-progress']);
+    expect(jsonOf(replay.out)).toMatchObject({ differences: [] });
+    // A service that is not there is named with its URL and the cause, not "fetch failed".
+    const nobody = await freePort();
+    const away = await ops(['reconcile', '--ledger-url', `http://127.0.0.1:${nobody}`, '--token', 'x', 'report']);
+    expect(away.code).toBe(2);
+    expect(away.out).toContain(`cannot reach http://127.0.0.1:${nobody}/reconciliation`);
+    expect(away.out).toContain('ECONNREFUSED');
   });
 
   it('reconciles payment\'s book, settlement\'s book and the journal account by account', async () => {

@@ -4,6 +4,7 @@
  * Talks to the discovery admin API at DISCOVERY_URL with DISCOVERY_ADMIN_TOKEN.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { reach } from './cli-http';
 
 /** The `providers` subcommand of tollgate-ops. */
 export function providersCommand(): Command {
@@ -15,7 +16,7 @@ export function providersCommand(): Command {
   async function request(method: string, path: string, body?: unknown): Promise<void> {
     const { url, token } = program.opts<{ url: string; token?: string }>();
     if (!token) throw new InvalidArgumentError('an admin token is required (--token or DISCOVERY_ADMIN_TOKEN)');
-    const res = await fetch(`${url}${path}`, {
+    const res = await reach(`${url}${path}`, {
       method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();

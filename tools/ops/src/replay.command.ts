@@ -2,14 +2,17 @@
  * `tollgate-ops replay` (issue 13 point 4): rebuilds the ledger's projections — call timelines, the journal and its
  * daily balances — into shadow tables (schema `ledger_replay`) from the ledger's event archive (default) or from the
  * topics (Kafka, or the embedded mode's log), from the start, a position/offset or a time, with a progress bar.
- *   --verify   compare rebuilt and live row by row (by hash); print every difference; exit 1 on any
- *   --swap     make the rebuilt tables live atomically (the live ones move to `ledger_retired`); with --verify, only
- *              when there is no difference
+ *   --verify   compare rebuilt and live row by row; print every differing row with each differing column and both
+ *              values; exit 1 on any
+ *   --swap     make the rebuilt tables live atomically (the live ones move to `ledger_retired`) — always verified
+ *              first, and only when nothing differs; a rebuild that differs is swapped only with
+ *              `--accept-differences` and a confirmation (typing "swap" at the prompt, or `--yes`)
  * Connects to the ledger's database directly (DATABASE_URL); the ledger may keep running: verify and swap catch up
  * with what it consumed meanwhile.
  */
 import 'reflect-metadata';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { createInterface } from 'node:readline/promises';
 import { SingleBar } from 'cli-progress';
 import { DataSource } from 'typeorm';
 import { ledgerDataSourceOptions, LEDGER_TOPICS, type ProjectionDiff, type ProjectionName, PROJECTIONS, ReplayProjections, type ReplaySummary } from '@tollgate/ledger-service';
@@ -27,6 +30,8 @@ interface ReplayOptions {
   projections: ProjectionName[];
   verify?: boolean;
   swap?: boolean;
+  acceptDifferences?: boolean;
+  yes?: boolean;
   progress: boolean;
   json?: boolean;
 }
@@ -52,15 +57,15 @@ const projections = (v: string): ProjectionName[] => {
 
 function progressBar(enabled: boolean) {
   const bar = new SingleBar({ format: 'replay |{bar}| {percentage}% {value}/{total} events | {rate} events/s | ETA {eta_formatted}', hideCursor: true, stream: process.stderr, noTTYOutput: enabled, notTTYSchedule: 2000 });
-  const started = performance.now();
   let begun = false;
   return {
-    update(done: number, total: number) {
+    /** `rate`: the replay's own events/s figure, the same the summary prints (one figure, issue 21 point 6). */
+    update(done: number, total: number, rate: number) {
       if (!enabled) return;
       if (!begun) bar.start(Math.max(total, 1), 0, { rate: 0 });
       begun = true;
       bar.setTotal(Math.max(total, done, 1));
-      bar.update(done, { rate: Math.round(done / Math.max((performance.now() - started) / 1000, 1e-3)) });
+      bar.update(done, { rate });
     },
     stop: () => begun && bar.stop(),
   };
@@ -78,36 +83,68 @@ async function run(o: ReplayOptions): Promise<void> {
   const bar = progressBar(o.progress && !o.json);
   try {
     const replay = new ReplayProjections(ds);
-    const onProgress = (p: { events: number; total: number }) => bar.update(p.events, p.total);
+    const started = performance.now();
+    const onProgress = (p: { events: number; total: number }) => bar.update(p.events, p.total, Math.round(p.events / Math.max((performance.now() - started) / 1000, 1e-6)));
     const summary: ReplaySummary & { refused?: number } = o.source === 'archive'
       ? await replay.fromArchive({ position: o.fromPosition, time: o.fromTime }, onProgress)
       : await replay.fromTopics(await topicHistory(o, ds), onProgress);
+    bar.update(summary.events, summary.events, summary.eventsPerSecond);
     bar.stop();
     const result: Record<string, unknown> = { source: o.source, projections: o.projections, ...summary };
     let diffs: ProjectionDiff[] = [];
-    if (o.verify) {
+    // A swap is always verified first.
+    if (o.verify || o.swap) {
       diffs = await replay.verify(o.projections, summary.archiveHead, { ignoreRecordedAt: o.source === 'topics' });
       result['differences'] = diffs;
     }
-    if (o.swap && diffs.length === 0) result['swappedAtArchivePosition'] = await replay.swap(o.projections, summary.archiveHead);
-    else if (o.swap) result['swapped'] = false;
+    if (o.swap && (diffs.length === 0 || (o.acceptDifferences && (await confirmed(o, diffs.length))))) {
+      result['swappedAtArchivePosition'] = await replay.swap(o.projections, summary.archiveHead);
+    } else if (o.swap) {
+      result['swapped'] = false;
+    }
     print(o.json, result, () => humanSummary(result, diffs, o));
-    if (diffs.length > 0) process.exitCode = 1;
+    // Differences are a "no" (exit 1) — unless the operator accepted them and the rebuild is now live.
+    if (diffs.length > 0 && result['swappedAtArchivePosition'] === undefined) process.exitCode = 1;
   } finally {
     bar.stop();
     await ds.destroy();
   }
 }
 
+/** A differing row for people: missing on one side, or each differing column with the live and the rebuilt value. */
+function describeDiff(d: ProjectionDiff): string[] {
+  if (!d.live) return [`  ${d.table} ${d.key}: missing from the live table (the rebuild has it)`];
+  if (!d.rebuilt) return [`  ${d.table} ${d.key}: only in the live table (the rebuild does not have it)`];
+  return [`  ${d.table} ${d.key}:`, ...d.columns.map((c) => `      ${c.column}: live ${c.live ?? 'NULL'} | rebuilt ${c.rebuilt ?? 'NULL'}`)];
+}
+
+/** Swapping a rebuild that differs from the live tables replaces the live data: the operator confirms it. */
+async function confirmed(o: ReplayOptions, differences: number): Promise<boolean> {
+  if (o.yes) return true;
+  if (!process.stdin.isTTY) {
+    process.stderr.write(`replay: the rebuild differs in ${differences} rows; confirm with --yes (no terminal to ask)\n`);
+    return false;
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`The rebuild differs from the live projections in ${differences} rows. Make it live anyway? Type "swap" to confirm: `);
+    return answer.trim() === 'swap';
+  } finally {
+    rl.close();
+  }
+}
+
 function humanSummary(r: Record<string, unknown>, diffs: ProjectionDiff[], o: ReplayOptions): string {
   const lines = [`replayed ${r['events']} events from the ${o.source} in ${Number(r['seconds']).toFixed(2)} s (${r['eventsPerSecond']} events/s) into ledger_replay: ${o.projections.join(', ')}`];
   if (r['refused']) lines.push(`${r['refused']} messages did not decode against their contract and were skipped (the live consumer parked them)`);
-  if (o.verify) {
+  if (o.verify || o.swap) {
     lines.push(diffs.length === 0 ? 'verify: the rebuilt projections equal the live ones, row by row' : `verify: ${diffs.length} rows differ`);
-    for (const d of diffs) lines.push(`  ${d.table} ${d.key}: live ${d.live ?? '(missing)'} rebuilt ${d.rebuilt ?? '(missing)'}`);
+    for (const d of diffs) lines.push(...describeDiff(d));
   }
   if (r['swappedAtArchivePosition'] !== undefined) lines.push(`swapped: the rebuilt tables are live (caught up to archive position ${r['swappedAtArchivePosition']}); the old ones are in ledger_retired`);
-  if (r['swapped'] === false) lines.push('not swapped: verify found differences');
+  if (r['swapped'] === false) {
+    lines.push(o.acceptDifferences ? 'not swapped: not confirmed' : 'not swapped: verify found differences (to make the rebuilt tables live anyway: --swap --accept-differences, then confirm)');
+  }
   return lines.join('\n');
 }
 
@@ -123,7 +160,9 @@ export function replayCommand(): Command {
     .option('--from-time <iso>', 'the first event archived (or published) at or after this time', time)
     .option('--projections <list>', `which to rebuild: ${PROJECTIONS.join(', ')}`, projections, [...PROJECTIONS])
     .option('--verify', 'compare the rebuilt projections with the live ones row by row; exit 1 on any difference')
-    .option('--swap', 'make the rebuilt projections live (with --verify: only when nothing differs)')
+    .option('--swap', 'make the rebuilt projections live; verified first, swapped only when nothing differs')
+    .option('--accept-differences', 'with --swap: make a rebuild that differs live too (asks to confirm)')
+    .option('--yes', 'with --accept-differences: confirm without asking')
     .option('--no-progress', 'no progress bar')
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExit codes: 0 done (and equal, with --verify); 1 verify found differences; 2 could not run.')

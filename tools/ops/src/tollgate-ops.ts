@@ -9,9 +9,13 @@
  *   replay      rebuild projections from the archive or the topics; --verify; --swap
  *   reconcile   the reconciliation report, and resolving what it lists
  *   inspect     an event, a call, consumer lag, parked events
- * `npm run ops -- <command> --help` for each. Exit codes: 0 done; 1 the answer is "no" (differences, a broken chain,
+ * `npm run ops -- <command> --help` for each. Connections: `--embedded [--data-dir <dir>]` takes every URL, token and
+ * the database from the embedded host's demo.json (and does so by itself when ./data/demo.json exists and no service URL
+ * is set); otherwise each command's flags, whose defaults are the distributed ports. Exit codes: 0 done; 1 the answer is "no" (differences, a broken chain,
  * a refusal from a service); 2 could not run (bad arguments, a service or database unreachable).
  */
+// First: `--embedded` sets the connection defaults every command reads when it is built.
+import './embedded-connection';
 import { Command, CommanderError } from 'commander';
 import { archiveCommand } from './archive.command';
 import { callsCommand } from './calls.command';
@@ -25,7 +29,7 @@ import { replayCommand } from './replay.command';
 export function tollgateOps(): Command {
   const program = new Command('tollgate-ops')
     .description('Operate Tollgate: the catalog, calls, money, the event archive, replay, reconciliation.')
-    .addHelpText('after', '\nExit codes: 0 done; 1 the answer is "no" (differences found, a broken chain, a refusal); 2 could not run.');
+    .addHelpText('after', '\nConnections: --embedded [--data-dir <dir>] reads every URL, token and the database from <dir>/demo.json (default ./data;\nautomatic when ./data/demo.json exists and no service URL is set); explicit flags win.\nExit codes: 0 done; 1 the answer is "no" (differences found, a broken chain, a refusal); 2 could not run.');
   for (const command of [providersCommand(), callsCommand(), moneyCommand(), parkedCommand(), archiveCommand(), replayCommand(), reconcileCommand(), inspectCommand()]) {
     program.addCommand(command);
   }
@@ -40,10 +44,19 @@ export function tollgateOps(): Command {
   return program;
 }
 
+/** A database that cannot be reached is named by its address, with a hint at how to point the CLI elsewhere. */
+function describeFailure(e: unknown): string {
+  const err = e as { code?: unknown; address?: unknown; port?: unknown; message?: unknown };
+  if (err?.code === 'ECONNREFUSED' && typeof err.address === 'string') {
+    return `cannot reach the database at ${err.address}:${String(err.port)}: ECONNREFUSED (connection refused — give --database-url, or --embedded for the npm start host)`;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
 export function main(argv: readonly string[] = process.argv): void {
   tollgateOps().parseAsync([...argv]).catch((e: unknown) => {
     if (e instanceof CommanderError) process.exit(e.exitCode);
-    process.stderr.write(`tollgate-ops: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`tollgate-ops: ${describeFailure(e)}\n`);
     process.exit(2);
   });
 }

@@ -54,11 +54,19 @@ describe('ops replay of the ledger projections (issue 13 point 4)', () => {
     await ds.query(`INSERT INTO ledger.journal_day (account, asset, day, delta) VALUES ('owner:ghost:available', 'USD', '2026-11-01', 5)`);
     const diffs = await replay.verify(PROJECTIONS, archiveHead);
     expect(diffs).toEqual(expect.arrayContaining([
-      expect.objectContaining({ projection: 'timelines', key: `(${edited[0]?.event_id ?? edited.event_id})`, live: expect.any(String), rebuilt: expect.any(String) }),
-      expect.objectContaining({ projection: 'journal', key: `(${gone[0]?.posting_id ?? gone.posting_id},${gone[0]?.seq ?? gone.seq})`, live: null, rebuilt: expect.any(String) }),
-      expect.objectContaining({ projection: 'balances', key: '(owner:ghost:available,USD,2026-11-01)', live: expect.any(String), rebuilt: null }),
+      expect.objectContaining({ projection: 'timelines', key: `(${edited[0]?.event_id ?? edited.event_id})`, live: expect.any(Object), rebuilt: expect.any(Object) }),
+      expect.objectContaining({ projection: 'journal', key: `(${gone[0]?.posting_id ?? gone.posting_id},${gone[0]?.seq ?? gone.seq})`, live: null, rebuilt: expect.any(Object) }),
+      expect.objectContaining({ projection: 'balances', key: '(owner:ghost:available,USD,2026-11-01)', live: expect.any(Object), rebuilt: null }),
     ]));
     expect(diffs).toHaveLength(3);
+    // Issue 21 point 6: the edited row names the column that differs, with both values; nothing else about it.
+    const changed = diffs.find((d) => d.projection === 'timelines')!;
+    expect(changed.columns).toHaveLength(1);
+    expect(changed.columns[0]!.column).toBe('payload');
+    expect(changed.columns[0]!.live).toContain('"x": 1');
+    expect(changed.columns[0]!.rebuilt).not.toContain('"x": 1');
+    const ghost = diffs.find((d) => d.projection === 'balances')!;
+    expect(ghost.columns.find((c) => c.column === 'delta')).toEqual({ column: 'delta', live: '5', rebuilt: null });
   });
 
   it('swap makes the rebuilt projections live atomically; the live consumer goes on writing to them', async () => {
