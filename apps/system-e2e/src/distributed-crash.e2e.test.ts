@@ -1,7 +1,8 @@
 /**
  * Issue 11 point 6 (distributed): during paid writing calls, every service is killed with SIGKILL once (gateway,
  * execution, payment, settlement, ledger — each restarted after a moment), the Kafka broker is restarted, and the
- * PostgreSQL server is restarted (where it is this machine's cluster, as in CI). Every
+ * PostgreSQL server — one this test started itself, never the machine's — is restarted; both restarts are asserted
+ * (issue 21 point 4). Every
  * key retried: at most one creation per key at the provider, each final answer agrees with the provider (a success
  * exactly when the ticket exists), every hold captured or released once, each service's books balanced, and the
  * ledger has every call.
@@ -10,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { type DistributedSystem, startDistributedSystem, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import { type DistributedSystem, type OwnPostgres, startDistributedSystem, startOwnPostgres, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
 
 jest.setTimeout(600_000);
@@ -24,23 +25,6 @@ const DEPOSIT = 1_000_000n;
 const UNKNOWN_OUTCOME = new Set(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_ATTEMPT_STALLED']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * The PostgreSQL server can be restarted when it is this machine's Debian cluster on the test port (as in CI);
- * elsewhere that step is skipped and said so.
- */
-function restartPostgres(): boolean {
-  try {
-    const clusters = execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' });
-    const line = clusters.split('\n').find((l) => /\s5432\s+online\s/.test(l));
-    if (!line || !/127\.0\.0\.1:5432|localhost:5432/.test(process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres')) return false;
-    const [version, cluster] = line.trim().split(/\s+/);
-    execFileSync('pg_ctlcluster', [version!, cluster!, 'restart', '-m', 'fast'], { stdio: 'ignore', timeout: 120_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The broker can be restarted only when this checkout's infra/kafka runs it (not an external KAFKA_BROKERS cluster). */
 function kafka(command: 'status' | 'stop' | 'start'): boolean {
   try {
@@ -53,6 +37,8 @@ function kafka(command: 'status' | 'stop' | 'start'): boolean {
 
 describe('distributed mode survives a kill -9 of each service, a broker restart and a PostgreSQL restart mid-load (issue 11)', () => {
   let system: DistributedSystem;
+  let server: OwnPostgres;
+  let databaseUrl: string;
   let pg: PgClient;
   let gw: string;
   let ownerId: string;
@@ -61,14 +47,17 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
   const clients: Client[] = [];
 
   beforeAll(async () => {
+    server = await startOwnPostgres();
+    databaseUrl = await server.database('tollgate_crash');
     system = await startDistributedSystem(SERVICES, {
+      DATABASE_URL: databaseUrl,
       GATEWAY_CALL_WAIT_MS: '3000', GATEWAY_CALL_DEADLINE_MS: '20000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
       SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SETTLEMENT_SWEEP_INTERVAL_MS: '100', OUTBOX_POLL_INTERVAL_MS: '500',
     });
     const token = system.adminToken;
     gw = system.url('gateway');
     providers = `${system.url('sample-providers')}/providers`;
-    pg = new PgClient({ connectionString: system.db.url });
+    pg = new PgClient({ connectionString: databaseUrl });
     pg.on('error', () => undefined); // the drill restarts the server; a new client is opened after it
     await pg.connect();
     expect((await postJson(`${gw}/admin/mcp-urls`, { slug: 'crash', discoveryMode: 'search' }, token)).status).toBe(201);
@@ -94,6 +83,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await pg?.end();
     await system?.stop();
+    await server?.destroy();
   });
 
   async function connect(): Promise<Client> {
@@ -124,13 +114,16 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
         await waitFor(`${victim} back`, async () => (await fetch(`${system.url(victim)}/health/ready`).catch(() => undefined))?.status === 200, 120_000, 200);
         done.push(victim);
       }
+      // The broker this checkout's infra/kafka runs (npm test starts it) and the PostgreSQL server this test started.
       if (kafka('status') && kafka('stop')) {
         await sleep(1000);
-        expect(kafka('start')).toBe(true);
-        done.push('kafka');
+        if (kafka('start')) done.push('kafka');
       }
       await sleep(1500);
-      if (restartPostgres()) done.push('postgres');
+      await server.stop();
+      await sleep(1000);
+      await server.start();
+      done.push('postgres');
       await sleep(1500);
     })().finally(() => (chaosDone = true));
     let next = 0;
@@ -142,13 +135,14 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     }));
     await chaos;
     process.stdout.write(`distributed crash: ${done.join(', ')} during ${next} calls\n`);
-    expect(done.slice(0, VICTIMS.length)).toEqual([...VICTIMS]);
+    // Every fault happened — none skipped quietly.
+    expect(done).toEqual([...VICTIMS, 'kafka', 'postgres']);
 
     await postJson(`${providers}/review-tickets/faults`, { delayMs: 0 }, system.providersToken);
     if (done.includes('postgres')) {
       await pg.end().catch(() => undefined);
       pg = await waitFor('PostgreSQL back', async () => {
-        const c = new PgClient({ connectionString: system.db.url });
+        const c = new PgClient({ connectionString: databaseUrl });
         c.on('error', () => undefined);
         return c.connect().then(() => c, () => undefined);
       }, 60_000, 500);

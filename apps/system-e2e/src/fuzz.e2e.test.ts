@@ -4,13 +4,19 @@
  * (`fuzz/fuzz-arbitraries.ts`); each is sent over HTTP, one at a time, and must get:
  * - no 5xx, no hang (20 s), and the process still alive and ready at the end;
  * - no internal text (stack frames, exception names, SQL or driver messages, file paths) in any answer;
- * - no state change when refused: a digest of the business state (identities, URLs, policies, prices, wallets,
- *   postings, deposits, journal, finance tokens, approvals) is the same before and after every refused request.
+ * - no state change when refused: a digest of every table that holds money or call state (identities, URLs,
+ *   policies, prices, wallets, postings, deposits, holds, charges, spend counters, x402 nonces and attempts, calls and
+ *   operation keys, verification windows, payouts, journal, timelines, the event archive, finance tokens, approvals)
+ *   is the same before and after every refused request — where a refusal is itself recorded (a call payment refused:
+ *   its call row, its rejected charge, its CallRequested/PaymentRejected facts), only those refusal records may appear.
+ * x402 is on, against the stand-in facilitator in its own process (issue 21 point 4).
  * FUZZ_CASES sets the number of cases (10,000 in CI; `npm run fuzz` runs 100,000), FUZZ_SEED replays a run.
  */
+import os from 'node:os';
 import fc from 'fast-check';
 import { Client as PgClient } from 'pg';
 import { adminRequest, type FuzzRequest, jsonRpc, rawRequest, toolCall } from './fuzz/fuzz-arbitraries';
+import { startTestFacilitator, type TestFacilitator } from '@tollgate/testing';
 import { type EmbeddedSystem, postJson, startEmbeddedSystem } from './agent-client';
 
 const CASES = Number(process.env['FUZZ_CASES'] ?? 10_000);
@@ -20,7 +26,11 @@ jest.setTimeout(Math.max(600_000, CASES * 60));
 /** Text that must never reach a caller: exception names, stack frames, SQL/driver messages, paths, internals. */
 const INTERNAL_TEXT = /(TypeError|RangeError|ReferenceError|SyntaxError|QueryFailedError|EntityNotFound|ZodError|\bat [\w.<>]+ \(|node_modules|\/work\/|\.ts:\d+|relation "|violates|duplicate key|invalid input syntax|out of range for type|pg_|ECONNREFUSED|ECONNRESET|Cannot read propert|undefined is not|is not a function|Unexpected token|invalid_type|invalid_union|unrecognized_keys|too_big|too_small)/;
 
-/** The business state, table by table (volatile bookkeeping such as last-used stamps and counters left out). */
+/**
+ * The state that holds money or call state, table by table (volatile bookkeeping — last-used stamps, leases, retry
+ * times, counters of refused calls — left out). Rows a refusal itself records are left out by their state.
+ */
+const REFUSED_CALL = `(SELECT intent_id FROM gateway.call WHERE error->>'stage' = 'payment')`;
 const STATE_SQL = `
   SELECT t, md5(coalesce(string_agg(r, '|' ORDER BY r), '')) AS digest FROM (
     SELECT 'gateway.owner' t, (to_jsonb(x))::text r FROM gateway.owner x UNION ALL
@@ -29,16 +39,26 @@ const STATE_SQL = `
     SELECT 'gateway.mcp_url', (to_jsonb(x))::text FROM gateway.mcp_url x UNION ALL
     SELECT 'gateway.access_policy', (to_jsonb(x))::text FROM gateway.access_policy x UNION ALL
     SELECT 'gateway.owner_key', (to_jsonb(x))::text FROM gateway.owner_key x UNION ALL
+    SELECT 'gateway.call', (to_jsonb(x) - 'updated_at')::text FROM gateway.call x WHERE x.intent_id NOT IN ${REFUSED_CALL} UNION ALL
+    SELECT 'gateway.operation_key', (to_jsonb(x))::text FROM gateway.operation_key x WHERE x.intent_id NOT IN ${REFUSED_CALL} UNION ALL
     SELECT 'discovery.catalog_tool', (jsonb_build_object('id', x.tool_id, 'status', x.status, 'overrides', x.overrides))::text FROM discovery.catalog_tool x UNION ALL
     SELECT 'discovery.provider', (jsonb_build_object('id', x.provider_id, 'endpoint', x.endpoint))::text FROM discovery.provider x UNION ALL
     SELECT 'payment.balance', (to_jsonb(x))::text FROM payment.balance x UNION ALL
     SELECT 'payment.posting', (to_jsonb(x))::text FROM payment.posting x UNION ALL
     SELECT 'payment.deposit', (to_jsonb(x))::text FROM payment.deposit x UNION ALL
+    SELECT 'payment.hold', (to_jsonb(x))::text FROM payment.hold x UNION ALL
+    SELECT 'payment.charge', (to_jsonb(x))::text FROM payment.charge x WHERE x.outcome <> 'rejected' UNION ALL
+    SELECT 'payment.spend_counter', (to_jsonb(x))::text FROM payment.spend_counter x UNION ALL
+    SELECT 'payment.x402_nonce', (to_jsonb(x))::text FROM payment.x402_nonce x UNION ALL
+    SELECT 'payment.x402_attempt', (to_jsonb(x) - 'tries' - 'next_try_at' - 'lease_until' - 'updated_at' - 'last_problem')::text FROM payment.x402_attempt x WHERE x.state <> 'refused' UNION ALL
     SELECT 'payment.spend_policy', (to_jsonb(x))::text FROM payment.spend_policy x UNION ALL
     SELECT 'payment.approval', (to_jsonb(x))::text FROM payment.approval x UNION ALL
     SELECT 'settlement.balance', (to_jsonb(x))::text FROM settlement.balance x UNION ALL
+    SELECT 'settlement.verification', (to_jsonb(x))::text FROM settlement.verification x UNION ALL
     SELECT 'settlement.payout', (to_jsonb(x))::text FROM settlement.payout x UNION ALL
     SELECT 'ledger.journal_entry', (to_jsonb(x))::text FROM ledger.journal_entry x UNION ALL
+    SELECT 'ledger.timeline_entry', (x.event_id)::text FROM ledger.timeline_entry x WHERE x.type NOT IN ('CallRequested', 'PaymentRejected') UNION ALL
+    SELECT 'ledger.event_archive', (x.event_id)::text FROM ledger.event_archive x WHERE x.type NOT IN ('CallRequested', 'PaymentRejected') UNION ALL
     SELECT 'ledger.access_token', (to_jsonb(x) - 'last_used_at')::text FROM ledger.access_token x
   ) s GROUP BY t`;
 
@@ -66,6 +86,7 @@ const isRefusal = (a: Answer): boolean => {
 
 describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases, seed ${SEED}`, () => {
   let system: EmbeddedSystem;
+  let facilitator: TestFacilitator;
   let base: string;
   let admin: string;
   let pg: PgClient;
@@ -76,7 +97,11 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
   const changed = (a: Map<string, string>, b: Map<string, string>) => [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
 
   beforeAll(async () => {
-    system = await startEmbeddedSystem('fuzz', { LOG_LEVEL: 'error' });
+    // x402 on, verified and settled by the stand-in facilitator in its own process.
+    facilitator = await startTestFacilitator({ stateFile: `${os.tmpdir()}/tollgate-fuzz-facilitator-${process.pid}.json` });
+    system = await startEmbeddedSystem('fuzz', {
+      LOG_LEVEL: 'error', PAYMENT_X402_FACILITATOR: facilitator.url, PAYMENT_X402_NETWORK: 'eip155:84532', PAYMENT_X402_PAY_TO: '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c',
+    });
     admin = system.adminToken;
     base = system.base;
     pg = new PgClient({ connectionString: system.pgUrl });
@@ -97,6 +122,7 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
   afterAll(async () => {
     await pg?.end();
     await system?.stop();
+    await facilitator?.stop();
   });
 
   const authorization = (r: FuzzRequest, i: number): Record<string, string> =>

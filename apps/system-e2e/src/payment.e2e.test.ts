@@ -423,7 +423,8 @@ describe('payment and settlement (issue 5)', () => {
       expect((await get(`/balances/owners/${b.ownerId}`, asScoped)).status).toBe(403);
       expect((await get('/balances', asScoped)).status).toBe(403);
       expect((await get('/balances/providers/catalog-demo', asScoped)).status).toBe(403);
-      const mine = await timelineWhen(`${ledger}/calls`, intentA, (t) => t.timeline.some((e) => e.type === 'PaymentHeld'), scoped.token);
+      // The call's facts travel on several topics: wait for both the request and the hold.
+      const mine = await timelineWhen(`${ledger}/calls`, intentA, (t) => t.timeline.some((e) => e.type === 'PaymentHeld') && t.timeline.some((e) => e.type === 'CallRequested'), scoped.token);
       const requested = mine.timeline.find((e) => e.type === 'CallRequested')!;
       expect(requested.details).toMatchObject({ ownerId: a.ownerId });
       expect(requested.details).not.toHaveProperty('operationKey');

@@ -67,12 +67,20 @@ describe('replicas: two instances of every service (issue 11)', () => {
     await system?.stop();
   });
 
-  it('answers every call through either gateway, woken across replicas; holds once per call and balances the books', async () => {
+  it('answers every call through either gateway, woken across replicas within 1.5 s; holds once per call and balances the books', async () => {
+    const took: number[] = [];
     const answers = await Promise.all(clients.flatMap((c, g) => Array.from({ length: CALLS_PER_GATEWAY }, async (_, i) => {
       // A little spread, so calls overlap across both gateways and both instances of every consumer.
       await new Promise((r) => setTimeout(r, i * 40));
-      return callThrough(c, 'word_count', { text: `replica ${g} call ${i}` }, `replica-${g}-${i}`);
+      const started = performance.now();
+      const answer = await callThrough(c, 'word_count', { text: `replica ${g} call ${i}` }, `replica-${g}-${i}`);
+      took.push(performance.now() - started);
+      return answer;
     })));
+    // Issue 21 point 4: answered promptly — each call within 1.5 s, though the gateway re-reads only every 10 minutes:
+    // only the wake-up from whichever replica recorded the outcome can answer that fast.
+    process.stdout.write(`replicas: slowest answer ${Math.max(...took).toFixed(0)} ms, median ${[...took].sort((a, b) => a - b)[Math.floor(took.length / 2)]!.toFixed(0)} ms\n`);
+    expect(Math.max(...took)).toBeLessThan(1_500);
     // Without the cross-replica wake-up about half the calls would sit out the 30 s wait and answer IDEMPOTENCY_IN_PROGRESS.
     for (const a of answers) {
       expect(errorOf(a)).toBeUndefined();

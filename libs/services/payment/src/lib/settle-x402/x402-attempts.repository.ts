@@ -69,12 +69,19 @@ export const X402Attempts = {
     );
   },
 
-  /** The outcome, once: false when another worker recorded it first. */
+  /**
+   * The outcome, once: false when another worker recorded it first. A refusal gives the nonce back: nothing moved on
+   * the chain, and a payload nobody could settle (a forged signature over someone else's authorization) must not burn
+   * that authorization for its real owner.
+   */
   async finish(m: EntityManager, intentId: string, outcome: { settled: SettleResponse } | { refused: string }): Promise<boolean> {
     const settled = 'settled' in outcome;
     const rows: unknown[] = await m.query(
-      `UPDATE payment.x402_attempt SET state = $2, transaction = $3, refusal = $4, lease_until = NULL, updated_at = now()
-        WHERE intent_id = $1 AND state IN ('verifying', 'settling') RETURNING 1`,
+      `WITH done AS (
+         UPDATE payment.x402_attempt SET state = $2, transaction = $3, refusal = $4, lease_until = NULL, updated_at = now()
+          WHERE intent_id = $1 AND state IN ('verifying', 'settling') RETURNING intent_id),
+       released AS (DELETE FROM payment.x402_nonce n USING done WHERE $2 = 'refused' AND n.intent_id = done.intent_id RETURNING 1)
+       SELECT 1 FROM done`,
       [intentId, settled ? 'settled' : 'refused', settled ? outcome.settled.transaction : null, settled ? null : outcome.refused.slice(0, 200)],
     );
     return rows.length > 0;
