@@ -10,6 +10,10 @@ import { evalDataDir, evaluateSearch, type EvalScore } from '@tollgate/testing';
 
 jest.setTimeout(600_000);
 
+/** What the shipped ranking measured on the held-out split (see the note of issue 21), less a small margin. */
+const HELD_OUT_TOP3 = 0.85;
+const HELD_OUT_MRR = 0.7;
+
 describe('search_tools by meaning (issue 14)', () => {
   const dataDir = evalDataDir();
   let first: EvalScore;
@@ -17,9 +21,12 @@ describe('search_tools by meaning (issue 14)', () => {
 
   it('the shipped ranking finds the right tool in the top 3 for at least 90% of the queries, and an exact name always ranks first', async () => {
     first = await evaluateSearch('hybrid', dataDir);
-    process.stdout.write(`\nhybrid: top-1 ${first.top1.toFixed(3)}, top-3 ${first.top3.toFixed(3)}, MRR ${first.mrr.toFixed(3)}; misses ${JSON.stringify(first.misses)}\n`);
-    expect(first.top3).toBeGreaterThanOrEqual(0.9);
-    expect(first.mrr).toBeGreaterThanOrEqual(0.8);
+    const h = first.heldOut;
+    process.stdout.write(`\nhybrid, development split (${first.queries} queries the weights were tuned on): top-1 ${first.top1.toFixed(3)}, top-3 ${first.top3.toFixed(3)}, MRR ${first.mrr.toFixed(3)}; misses ${JSON.stringify(first.misses)}\n`
+      + `hybrid, held-out split (${h.queries} queries the tuning never saw): top-1 ${h.top1.toFixed(3)}, top-3 ${h.top3.toFixed(3)}, MRR ${h.mrr.toFixed(3)}; misses ${JSON.stringify(h.misses)}\n`);
+    // Issue 21 point 4: the guard scores the split the tuning never saw; the development split is reported beside it.
+    expect(h.top3).toBeGreaterThanOrEqual(HELD_OUT_TOP3);
+    expect(h.mrr).toBeGreaterThanOrEqual(HELD_OUT_MRR);
     expect(first.exactNameMisses).toEqual([]);
     expect(first.readiness).toMatchObject({ statuses: { 'gateway.search': expect.stringMatching(/^meaning and words/) } });
     expect((first.readiness as { figures: Record<string, number> }).figures['gateway.search.embeddedByThisProcess']).toBeGreaterThanOrEqual(120);
