@@ -57,6 +57,29 @@ describe('finance API: journal, CSV, statements (issue 13 point 2)', () => {
     await system?.stop();
   });
 
+  it('filters the journal by tool, agent and recorded time, and summarises per owner and per provider, amounts readable (issue 21 point 6)', async () => {
+    const all = (await json(`/journal?intentId=${intentId}`, tokens.all))['entries'] as (Entry & { amount: string })[];
+    const byTool = (await json('/journal?tool=reverse_text', tokens.all))['entries'] as Entry[];
+    expect(new Set(byTool.map((e) => e.intentId))).toEqual(new Set([intentId]));
+    expect(byTool).toHaveLength(all.length);
+    expect((await json('/journal?tool=word_count', tokens.all))['entries']).toEqual([]);
+    const agentId = ((await json(`/calls/${intentId}`, tokens.all))['timeline'] as { type: string; details: { agentId?: string } }[]).find((t) => t.type === 'CallRequested')!.details.agentId!;
+    expect(((await json(`/journal?agentId=${encodeURIComponent(agentId)}`, tokens.all))['entries'] as Entry[]).map((e) => e.postingId).sort()).toEqual(all.map((e) => e.postingId).sort());
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await json(`/journal?recordedFrom=${future}`, tokens.all))['entries']).toEqual([]);
+    expect(((await json(`/journal?recordedFrom=${startedAt}&intentId=${intentId}`, tokens.all))['entries'] as Entry[]).length).toBe(all.length);
+    // Readable amounts beside the minor units: 100 minor units of USDC are 0.0001.
+    const capture = all.find((e) => e.kind === 'capture' && e.account === `owner:${ownerA}:held`)!;
+    expect(capture).toMatchObject({ amountMinor: '-100', amount: '-0.0001' });
+    const owners = (await json(`/journal/summary?by=owner&from=${startedAt}`, tokens.all))['groups'] as Record<string, unknown>[];
+    expect(owners).toEqual(expect.arrayContaining([expect.objectContaining({ ownerId: ownerA, asset: 'USDC', decimals: 6, calls: 1, spent: '100', refunds: '0' })]));
+    const providers = (await json(`/journal/summary?by=provider&from=${startedAt}`, tokens.all))['groups'] as Record<string, unknown>[];
+    expect(providers).toEqual([expect.objectContaining({ asset: 'USDC', calls: 1, earned: '90' })]);
+    const bad = await get('/journal/summary?by=tool', tokens.all);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'SUMMARY_GROUP_INVALID' });
+  });
+
   it('lists the owner\'s entries with filters, and cursor pages of one walk them all once', async () => {
     const all = (await json(`/journal?ownerId=${ownerA}`, tokens.all))['entries'] as Entry[];
     expect(new Set(all.map((e) => e.kind))).toEqual(new Set(['deposit', 'hold', 'capture']));
@@ -78,7 +101,7 @@ describe('finance API: journal, CSV, statements (issue 13 point 2)', () => {
     const res = await get(`/journal.csv?ownerId=${ownerA}`, tokens.all);
     expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
     const [header, ...rows] = (await res.text()).trim().split('\r\n');
-    expect(header).toBe('occurred_at,recorded_at,posting_id,seq,kind,intent_id,account,asset,amount_minor');
+    expect(header).toBe('occurred_at,recorded_at,posting_id,seq,kind,intent_id,account,asset,amount_minor,amount');
     const sums = new Map<string, bigint>();
     for (const r of rows) {
       const f = r.split(',');

@@ -31,6 +31,18 @@ export class JournalQueryDto {
   @ApiPropertyOptional({ description: 'Until this effective time (exclusive), ISO 8601.' })
   @IsOptional() @IsISO8601({ strict: true }) to?: string;
 
+  @ApiPropertyOptional({ description: 'Entries of calls of this tool (its catalog name).' })
+  @IsOptional() @Matches(ID) tool?: string;
+
+  @ApiPropertyOptional({ description: 'Entries of calls of this agent.' })
+  @IsOptional() @Matches(ID) agentId?: string;
+
+  @ApiPropertyOptional({ description: 'From this recorded time (when the ledger learnt of the entry; inclusive), ISO 8601.' })
+  @IsOptional() @IsISO8601({ strict: true }) recordedFrom?: string;
+
+  @ApiPropertyOptional({ description: 'Until this recorded time (exclusive), ISO 8601.' })
+  @IsOptional() @IsISO8601({ strict: true }) recordedTo?: string;
+
   @ApiPropertyOptional({ description: 'The previous page\'s nextCursor.' })
   @IsOptional() @IsString() @Matches(/^[A-Za-z0-9_-]{1,1000}$/) cursor?: string;
 

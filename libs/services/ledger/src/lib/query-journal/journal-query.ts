@@ -13,6 +13,12 @@ export interface JournalFilter {
   from?: Date;
   /** Effective time, exclusive. */
   to?: Date;
+  /** Entries of calls of this tool (by name) or this agent, as their CallRequested says. */
+  tool?: string;
+  agentId?: string;
+  /** Recorded time (when the ledger learnt of it), inclusive / exclusive. */
+  recordedFrom?: Date;
+  recordedTo?: Date;
 }
 
 /** Where a page ends: the last entry's position in the stable order. */
@@ -72,6 +78,11 @@ export function whereOf(f: JournalFilter, after?: JournalPosition): { sql: strin
   if (f.kind !== undefined) add('kind = ?', f.kind);
   if (f.from !== undefined) add('occurred_at >= ?', f.from);
   if (f.to !== undefined) add('occurred_at < ?', f.to);
+  if (f.recordedFrom !== undefined) add('recorded_at >= ?', f.recordedFrom);
+  if (f.recordedTo !== undefined) add('recorded_at < ?', f.recordedTo);
+  const calls = (field: 'toolName' | 'agentId') => `intent_id IN (SELECT intent_id FROM ledger.timeline_entry WHERE type = 'CallRequested' AND payload->>'${field}' = ?)`;
+  if (f.tool !== undefined) add(calls('toolName'), f.tool);
+  if (f.agentId !== undefined) add(calls('agentId'), f.agentId);
   if (after) {
     params.push(after.occurredAt, after.postingId, after.seq);
     const n = params.length;

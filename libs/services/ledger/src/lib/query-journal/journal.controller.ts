@@ -16,8 +16,12 @@ function filterOf(q: JournalQueryDto): JournalFilter {
   const from = q.from === undefined ? undefined : new Date(q.from);
   const to = q.to === undefined ? undefined : new Date(q.to);
   if (from && to && from >= to) throw new BadRequestException({ code: 'PERIOD_INVALID', message: '`from` must be before `to`.' });
-  const { account, ownerId, providerId, asset, intentId, kind } = q;
-  return Object.fromEntries(Object.entries({ account, ownerId, providerId, asset, intentId, kind, from, to }).filter(([, v]) => v !== undefined)) as JournalFilter;
+  const recordedFrom = q.recordedFrom === undefined ? undefined : new Date(q.recordedFrom);
+  const recordedTo = q.recordedTo === undefined ? undefined : new Date(q.recordedTo);
+  if (recordedFrom && recordedTo && recordedFrom >= recordedTo) throw new BadRequestException({ code: 'PERIOD_INVALID', message: '`recordedFrom` must be before `recordedTo`.' });
+  const { account, ownerId, providerId, asset, intentId, kind, tool, agentId } = q;
+  return Object.fromEntries(Object.entries({ account, ownerId, providerId, asset, intentId, kind, from, to, tool, agentId, recordedFrom, recordedTo })
+    .filter(([, v]) => v !== undefined)) as JournalFilter;
 }
 
 /**
@@ -50,15 +54,20 @@ export class JournalController {
   }
 
   @Get('journal/summary')
-  @ApiOkResponse({ description: '{ from, to, days: [{ day, asset, calls, volume, fees, providerPayables, refunds }] } per UTC day over [from, to) (default: the last 30 days).' })
-  async summary(@Caller() caller: FinanceCaller, @Query('from') from?: string, @Query('to') to?: string) {
+  @ApiOkResponse({ description: '{ from, to, days: [{ day, asset, decimals, calls, volume, fees, providerPayables, refunds }] } per UTC day over [from, to) (default: the last 30 days); with by=owner also `groups`: per owner and asset, paid calls, spent and refunds; with by=provider, per provider and asset, calls settled and earned.' })
+  async summary(@Caller() caller: FinanceCaller, @Query('from') from?: string, @Query('to') to?: string, @Query('by') by?: string) {
     if (!mayReadAll(caller)) throw forbidden();
     const end = to === undefined ? new Date() : new Date(to);
     const start = from === undefined ? new Date(end.getTime() - 30 * 86_400_000) : new Date(from);
     if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end || end.getTime() - start.getTime() > 400 * 86_400_000) {
       throw new BadRequestException({ code: 'PERIOD_INVALID', message: 'from and to must be ISO 8601 times, from before to, at most 400 days apart.' });
     }
-    return { from: start.toISOString(), to: end.toISOString(), days: await this.journal.dailySummary(start, end) };
+    if (by !== undefined && by !== 'day' && by !== 'provider' && by !== 'owner') {
+      throw new BadRequestException({ code: 'SUMMARY_GROUP_INVALID', message: '`by` is day (default), provider or owner.' });
+    }
+    const days = await this.journal.dailySummary(start, end);
+    const groups = by === 'provider' || by === 'owner' ? await this.journal.summaryBy(by, start, end) : undefined;
+    return { from: start.toISOString(), to: end.toISOString(), days, ...(groups ? { by, groups } : {}) };
   }
 
   @Get('journal.csv')

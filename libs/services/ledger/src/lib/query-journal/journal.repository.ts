@@ -24,6 +24,9 @@ export type AccountScope = { all: true } | { ownerId: string } | { providerId: s
 const scopeSql = (s: AccountScope, n: number): { sql: string; params: unknown[] } =>
   'all' in s ? { sql: 'TRUE', params: [] } : 'ownerId' in s ? { sql: `owner_id = $${n}`, params: [s.ownerId] } : { sql: `provider_id = $${n}`, params: [s.providerId] };
 
+/** One owner's or one provider's figures (minor units of `asset`). */
+export interface GroupSummary { ownerId?: string; providerId?: string; asset: string; decimals: number; calls: number; spent?: string; refunds?: string; earned?: string }
+
 export interface DailySummary { day: string; asset: string; decimals: number; calls: number; volume: string; fees: string; providerPayables: string; refunds: string }
 
 /** The journal's reads for finance: pages in the stable order, balances as of a time, statement lines. */
@@ -75,6 +78,23 @@ export class JournalRepository {
          FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at < $2
         GROUP BY 1, 2 ORDER BY 1, 2`, [from, to]);
     return rows.map((r) => ({ ...r, decimals: decimalsOf(r.asset) }));
+  }
+
+  /**
+   * Per owner over [from, to): paid calls captured, what they spent (captured from their held money) and what was
+   * refunded to them. Per provider: calls settled and what they earned (net, credited to their payable).
+   */
+  async summaryBy(by: 'provider' | 'owner', from: Date, to: Date): Promise<GroupSummary[]> {
+    const sql = by === 'owner'
+      ? `SELECT owner_id AS id, asset, count(DISTINCT posting_id) FILTER (WHERE kind = 'capture')::int AS calls,
+                COALESCE(-sum(amount) FILTER (WHERE kind = 'capture' AND account LIKE 'owner:%:held'), 0)::text AS spent,
+                COALESCE(sum(amount) FILTER (WHERE kind = 'void' AND account LIKE 'owner:%:available'), 0)::text AS refunds
+           FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at < $2 AND owner_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`
+      : `SELECT provider_id AS id, asset, count(DISTINCT posting_id) FILTER (WHERE kind = 'settle')::int AS calls,
+                COALESCE(sum(amount) FILTER (WHERE kind = 'settle' AND account LIKE 'provider:%:payable'), 0)::text AS earned
+           FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at < $2 AND provider_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`;
+    const rows: (Omit<GroupSummary, 'decimals' | 'ownerId' | 'providerId'> & { id: string })[] = await this.dataSource.query(sql, [from, to]);
+    return rows.map(({ id, ...r }) => ({ ...(by === 'owner' ? { ownerId: id } : { providerId: id }), ...r, decimals: decimalsOf(r.asset) }));
   }
 
   /** Every entry matching `filter`, in the stable order, fetched a page at a time (memory stays flat). */
