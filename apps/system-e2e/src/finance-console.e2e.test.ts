@@ -89,11 +89,16 @@ describe('finance console in headless Chromium (issue 13 point 3)', () => {
     await page.click('nav a[href="#journal"]');
     await page.fill('#journal-form [name=ownerId]', ownerId);
     await page.selectOption('#journal-form [name=kind]', 'capture');
+    // Issue 21 point 6: by tool too (the calls were reverse_text).
+    await page.fill('#journal-form [name=tool]', 'reverse_text');
     await page.click('#journal-form button[type=submit]');
     await page.waitForFunction(() => document.querySelectorAll('#journal-table tbody tr').length > 0);
     const kinds = await page.$$eval('#journal-table tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent));
     expect(kinds.length).toBeGreaterThanOrEqual(3);
     expect(new Set(kinds)).toEqual(new Set(['capture']));
+    // The amount as a person reads it (USDC, 6 decimals) beside the minor units.
+    const amounts = await page.$$eval('#journal-table tbody tr', (trs) => trs.map((tr) => [tr.children[7]?.textContent, tr.children[8]?.textContent]));
+    expect(amounts.every(([shown, minor]) => Math.round(Number(shown) * 1e6) === Number(minor) && shown !== minor)).toBe(true);
     await shot('journal');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#journal-csv')]);
     const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
