@@ -122,7 +122,7 @@ describe.each([['embedded', embeddedMode], ['distributed', distributedMode]] as 
         const key = `load-${next++}`;
         keys.push(key);
         await callThrough(a, 'reverse_text', { text: key }, key).catch(() => undefined);
-        await sleep(100);
+        await sleep(400);
       }
     }));
     await sleep(2_000);
