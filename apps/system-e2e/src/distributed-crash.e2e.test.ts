@@ -24,6 +24,8 @@ const PRICE = 100n;
 const DEPOSIT = 1_000_000n;
 const UNKNOWN_OUTCOME = new Set(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_ATTEMPT_STALLED']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Issue 21 point 7: how long the database refuses connections. */
+const OUTAGE_MS = 10_000;
 
 /** The broker can be restarted only when this checkout's infra/kafka runs it (not an external KAFKA_BROKERS cluster). */
 function kafka(command: 'status' | 'stop' | 'start'): boolean {
@@ -92,6 +94,19 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     return c;
   }
 
+  /** The median of 8 sequential paid writes (new keys): how fast the system answers when nothing is wrong. */
+  async function sequentialP50(label: string): Promise<number> {
+    const c = await connect();
+    const ms: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const t0 = performance.now();
+      const r = await callThrough(c, 'create_review_ticket', { source_id: `speed-${label}-${i}`, title: 'speed' }, `speed-${label}-${i}`);
+      expect(errorOf(r)).toBeUndefined();
+      ms.push(performance.now() - t0);
+    }
+    return [...ms].sort((a, b) => a - b)[4]!;
+  }
+
   /** One call; a gateway that is down (killed) is just a failed attempt — the key is retried later. */
   async function create(i: number): Promise<CallToolResult | undefined> {
     try {
@@ -103,6 +118,10 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
   }
 
   it('loses nothing and performs or charges nothing twice', async () => {
+    const outageReadiness: number[][] = [];
+    let readyAfterMs = 0;
+    const readiness = async () => Promise.all(VICTIMS.map(async (v) => (await fetch(`${system.url(v)}/health/ready`).catch(() => undefined))?.status ?? 0));
+    const before = await sequentialP50('before');
     let chaosDone = false;
     const done: string[] = [];
     const chaos = (async () => {
@@ -120,9 +139,17 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
         if (kafka('start')) done.push('kafka');
       }
       await sleep(1500);
+      // Issue 21 point 7 (distributed): the database refuses connections for 10 s; every service says so, then recovers.
       await server.stop();
-      await sleep(1000);
+      const downSince = Date.now();
+      while (Date.now() - downSince < OUTAGE_MS) {
+        await sleep(1000);
+        outageReadiness.push(await readiness());
+      }
       await server.start();
+      const upAt = Date.now();
+      await waitFor('every service ready after the outage', async () => (await readiness()).every((x) => x === 200), 30_000, 200);
+      readyAfterMs = Date.now() - upAt;
       done.push('postgres');
       await sleep(1500);
     })().finally(() => (chaosDone = true));
@@ -137,6 +164,9 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     process.stdout.write(`distributed crash: ${done.join(', ')} during ${next} calls\n`);
     // Every fault happened — none skipped quietly.
     expect(done).toEqual([...VICTIMS, 'kafka', 'postgres']);
+    // Readiness said "not ready" throughout the outage (after the first second it takes to notice) and came back by itself.
+    expect(outageReadiness.slice(1).flat().every((x) => x === 503)).toBe(true);
+    expect(readyAfterMs).toBeLessThan(15_000);
 
     await postJson(`${providers}/review-tickets/faults`, { delayMs: 0 }, system.providersToken);
     if (done.includes('postgres')) {
@@ -155,6 +185,11 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
         return r && (!e || (!e.retryable && !UNKNOWN_OUTCOME.has(e.code))) ? r : undefined;
       }, 120_000, 1000));
     }
+
+    // Within seconds of the database's return, calls are as fast as before the faults.
+    const after = await sequentialP50('after');
+    process.stdout.write(`distributed drill: sequential p50 before ${before.toFixed(0)} ms, after ${after.toFixed(0)} ms; ready ${readyAfterMs} ms after the database returned\n`);
+    expect(after).toBeLessThan(before * 2 + 50);
 
     const t = (await (await fetch(`${providers}/review-tickets/tickets`, { headers: { authorization: `Bearer ${system.providersToken}` } })).json()) as { tickets: { operationKey: string }[]; received: Record<string, number> };
     for (let i = 0; i < next; i++) {
