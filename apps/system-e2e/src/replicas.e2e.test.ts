@@ -72,14 +72,21 @@ describe('replicas: two instances of every service (issue 11)', () => {
     const answers = await Promise.all(clients.flatMap((c, g) => Array.from({ length: CALLS_PER_GATEWAY }, async (_, i) => {
       // A little spread, so calls overlap across both gateways and both instances of every consumer.
       await new Promise((r) => setTimeout(r, i * 40));
-      const started = performance.now();
-      const answer = await callThrough(c, 'word_count', { text: `replica ${g} call ${i}` }, `replica-${g}-${i}`);
-      took.push(performance.now() - started);
-      return answer;
+      return callThrough(c, 'word_count', { text: `replica ${g} call ${i}` }, `replica-${g}-${i}`);
     })));
-    // Issue 21 point 4: answered promptly — each call within 1.5 s, though the gateway re-reads only every 10 minutes:
-    // only the wake-up from whichever replica recorded the outcome can answer that fast.
-    process.stdout.write(`replicas: slowest answer ${Math.max(...took).toFixed(0)} ms, median ${[...took].sort((a, b) => a - b)[Math.floor(took.length / 2)]!.toFixed(0)} ms\n`);
+    // Issue 21 point 4: answered promptly. One call at a time through each gateway (the burst above is bound by this
+    // machine's throughput, not by wake-ups): each within 1.5 s, though the gateways re-read only every 10 minutes —
+    // about half the outcomes are recorded by the other replica, so only the cross-replica wake-up answers that fast.
+    for (const [g, c] of clients.entries()) {
+      for (let i = 0; i < 10; i++) {
+        const started = performance.now();
+        const a = await callThrough(c, 'word_count', { text: `prompt ${g} ${i}` }, `prompt-${g}-${i}`);
+        took.push(performance.now() - started);
+        expect(errorOf(a)).toBeUndefined();
+        answers.push(a);
+      }
+    }
+    process.stdout.write(`replicas: one at a time, slowest answer ${Math.max(...took).toFixed(0)} ms, median ${[...took].sort((a, b) => a - b)[Math.floor(took.length / 2)]!.toFixed(0)} ms\n`);
     expect(Math.max(...took)).toBeLessThan(1_500);
     // Without the cross-replica wake-up about half the calls would sit out the 30 s wait and answer IDEMPOTENCY_IN_PROGRESS.
     for (const a of answers) {
@@ -89,7 +96,7 @@ describe('replicas: two instances of every service (issue 11)', () => {
       expect(r.status === 'SETTLED' ? r.charged.amountMinor : r.held.amountMinor).toBe('100');
     }
     const intents = answers.map((a) => receiptOf(a)!.intentId);
-    expect(new Set(intents).size).toBe(2 * CALLS_PER_GATEWAY);
+    expect(new Set(intents).size).toBe(2 * CALLS_PER_GATEWAY + 20);
 
     const q = async <T>(sql: string, params: unknown[] = []) => (await pg.query(sql, params)).rows as T[];
     await waitFor('every hold resolved', async () =>

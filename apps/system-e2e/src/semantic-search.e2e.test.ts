@@ -10,9 +10,9 @@ import { evalDataDir, evaluateSearch, type EvalScore } from '@tollgate/testing';
 
 jest.setTimeout(600_000);
 
-/** What the shipped ranking measured on the held-out split (see the note of issue 21), less a small margin. */
-const HELD_OUT_TOP3 = 0.85;
-const HELD_OUT_MRR = 0.7;
+/** The shipped ranking measured top-3 0.932 and MRR 0.869 on the held-out split (44 queries); these bounds keep a margin. */
+const HELD_OUT_TOP3 = 0.88;
+const HELD_OUT_MRR = 0.8;
 
 describe('search_tools by meaning (issue 14)', () => {
   const dataDir = evalDataDir();
