@@ -100,7 +100,7 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
     // x402 on, verified and settled by the stand-in facilitator in its own process.
     facilitator = await startTestFacilitator({ stateFile: `${os.tmpdir()}/tollgate-fuzz-facilitator-${process.pid}.json` });
     system = await startEmbeddedSystem('fuzz', {
-      LOG_LEVEL: 'error', PAYMENT_X402_FACILITATOR: facilitator.url, PAYMENT_X402_NETWORK: 'eip155:84532', PAYMENT_X402_PAY_TO: '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c',
+      LOG_LEVEL: 'error', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', PAYMENT_X402_FACILITATOR: facilitator.url, PAYMENT_X402_NETWORK: 'eip155:84532', PAYMENT_X402_PAY_TO: '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c',
     });
     admin = system.adminToken;
     base = system.base;
@@ -143,13 +143,28 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
     }
   };
 
-  /** After a request that changed state, wait until what it set off (projections, events) has settled. */
+  /**
+   * No work in flight: every call answered and settled or refused, no hold pending, no verification window open, no
+   * x402 attempt open, the ledger caught up — what an accepted call sets off goes on for a while after its answer.
+   */
+  const QUIET_SQL = `SELECT ((SELECT count(*) FROM gateway.call WHERE error IS NULL AND settlement IS NULL)
+      + (SELECT count(*) FROM payment.hold WHERE status = 'pending')
+      + (SELECT count(*) FROM payment.x402_attempt WHERE state IN ('verifying', 'settling'))
+      + (SELECT count(*) FROM settlement.verification WHERE state = 'open')
+      -- and the ledger has projected how each ended (it lingers to batch)
+      + (SELECT count(*) FROM settlement.verification v WHERE v.state <> 'open'
+           AND NOT EXISTS (SELECT 1 FROM ledger.timeline_entry t WHERE t.intent_id = v.intent_id AND t.type IN ('CallSettled', 'CallRefunded')))
+      + (SELECT count(*) FROM payment.hold h WHERE h.status <> 'pending'
+           AND NOT EXISTS (SELECT 1 FROM ledger.timeline_entry t WHERE t.intent_id = h.intent_id AND t.type = 'HoldReleased')))::int AS busy`;
+  const quiet = async () => Number((await pg.query(QUIET_SQL)).rows[0].busy) === 0;
+
+  /** After a request that changed state, wait until what it set off (projections, events, settlement) has settled. */
   const settled = async (): Promise<Map<string, string>> => {
     let last = await state();
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 100; i++) {
       await new Promise((r) => setTimeout(r, 100));
       const now = await state();
-      if (changed(last, now).length === 0) return now;
+      if (changed(last, now).length === 0 && (await quiet())) return now;
       last = now;
     }
     return last;
