@@ -14,6 +14,7 @@
  */
 import os from 'node:os';
 import fc from 'fast-check';
+import { ServiceEvents } from '@tollgate/contracts';
 import { Client as PgClient } from 'pg';
 import { adminRequest, type FuzzRequest, jsonRpc, rawRequest, toolCall } from './fuzz/fuzz-arbitraries';
 import { startTestFacilitator, type TestFacilitator } from '@tollgate/testing';
@@ -57,8 +58,10 @@ const STATE_SQL = `
     SELECT 'settlement.verification', (to_jsonb(x))::text FROM settlement.verification x UNION ALL
     SELECT 'settlement.payout', (to_jsonb(x))::text FROM settlement.payout x UNION ALL
     SELECT 'ledger.journal_entry', (to_jsonb(x))::text FROM ledger.journal_entry x UNION ALL
-    SELECT 'ledger.timeline_entry', (x.event_id)::text FROM ledger.timeline_entry x WHERE x.type NOT IN ('CallRequested', 'PaymentRejected') UNION ALL
-    SELECT 'ledger.event_archive', (x.event_id)::text FROM ledger.event_archive x WHERE x.type NOT IN ('CallRequested', 'PaymentRejected') UNION ALL
+    -- The projections, by the calls (and owners) they hold facts of: a refused request adds none; an earlier call's
+    -- facts still arriving (the ledger batches) add no new one.
+    SELECT DISTINCT 'ledger.timeline_entry', (x.intent_id)::text FROM ledger.timeline_entry x WHERE x.type NOT IN ('CallRequested', 'PaymentRejected') UNION ALL
+    SELECT DISTINCT 'ledger.event_archive', x.key FROM ledger.event_archive x WHERE x.type NOT IN ('CallRequested', 'PaymentRejected') UNION ALL
     SELECT 'ledger.access_token', (to_jsonb(x) - 'last_used_at')::text FROM ledger.access_token x
   ) s GROUP BY t`;
 
@@ -155,8 +158,12 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
       + (SELECT count(*) FROM settlement.verification v WHERE v.state <> 'open'
            AND NOT EXISTS (SELECT 1 FROM ledger.timeline_entry t WHERE t.intent_id = v.intent_id AND t.type IN ('CallSettled', 'CallRefunded')))
       + (SELECT count(*) FROM payment.hold h WHERE h.status <> 'pending'
-           AND NOT EXISTS (SELECT 1 FROM ledger.timeline_entry t WHERE t.intent_id = h.intent_id AND t.type = 'HoldReleased')))::int AS busy`;
-  const quiet = async () => Number((await pg.query(QUIET_SQL)).rows[0].busy) === 0;
+           AND NOT EXISTS (SELECT 1 FROM ledger.timeline_entry t WHERE t.intent_id = h.intent_id AND t.type = 'HoldReleased'))
+      -- every event of a topic the ledger consumes is archived (applied)
+      + (SELECT count(*) FROM eventlog.event e WHERE e.topic = ANY($1::text[])
+           AND NOT EXISTS (SELECT 1 FROM ledger.event_archive a WHERE a.event_id = (e.value::jsonb->>'eventId')::uuid)))::int AS busy`;
+  const LEDGER_TOPICS = ServiceEvents.ledger.consumes.map((e) => e.topic);
+  const quiet = async () => Number((await pg.query(QUIET_SQL, [LEDGER_TOPICS])).rows[0].busy) === 0;
 
   /** After a request that changed state, wait until what it set off (projections, events, settlement) has settled. */
   const settled = async (): Promise<Map<string, string>> => {
