@@ -11,3 +11,4 @@ export * from './lib/nest/service-events-host';
 export * from './lib/retention/messaging-retention';
 export * from './lib/transport/topic-history';
 export * from './lib/transport/consumer-lag';
+export * from './lib/transport/log-snapshot';

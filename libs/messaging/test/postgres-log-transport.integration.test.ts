@@ -151,4 +151,59 @@ describe('PostgresLogTransport with producers in the same database', () => {
     await second.stop();
     expect(seen).toEqual(Array.from({ length: 15 }, (_, i) => i));
   });
+
+  it('a long transaction, an idle one, and one that wrote an event hold back only their own rows; nobody re-reads while they wait (issue 19 point 4)', async () => {
+    const seen: number[] = [];
+    const groupId = `long-${randomUUID()}`;
+    const sub = await transport.subscribe({ groupId, topics: [topic], fromBeginning: false, handleBatch: eachMessage(async (m) => void seen.push(JSON.parse(m.value).payload.seq)) });
+    const writer = new OutboxWriter(schema, 'test', transport);
+    // An idle session in a transaction with an id (a migration, a replay's index build, a forgotten psql), and one
+    // that appended an event and has not committed yet.
+    const idle = await ds.createQueryRunner();
+    await idle.startTransaction();
+    await idle.query('SELECT pg_current_xact_id()');
+    const slow = await ds.createQueryRunner();
+    await slow.startTransaction();
+    await writer.append(slow.manager, event, { intentId: randomUUID(), seq: 0 });
+    for (let seq = 1; seq <= 30; seq++) await ds.transaction((m) => writer.append(m, event, { intentId: randomUUID(), seq }));
+    await waitFor('30 events while both transactions stay open', () => seen.length === 30, 5_000);
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    const before = transport.deliveryCounts();
+    await new Promise((r) => setTimeout(r, 1_500));
+    // Waiting is sleeping: at most the fallback poll's and the position's reads in 1.5 s, never a 2 ms spin.
+    expect(transport.deliveryCounts().reads - before.reads).toBeLessThanOrEqual(8);
+    await slow.commitTransaction();
+    await waitFor('the slow transaction’s event once it commits', () => seen.includes(0), 5_000);
+    await idle.rollbackTransaction();
+    await Promise.all([idle.release(), slow.release()]);
+    await sub.stop();
+    expect(seen.filter((s) => s === 0)).toHaveLength(1);
+  });
+
+  it('hands committed events to the consumers in this process without reading the log; another process’s arrive by NOTIFY and a read (issue 19 point 4)', async () => {
+    const seen: string[] = [];
+    const sub = await transport.subscribe({ groupId: `hand-${randomUUID()}`, topics: [topic], fromBeginning: false, handleBatch: eachMessage(async (m) => void seen.push(m.key)) });
+    await waitFor('the first read', () => transport.deliveryCounts().reads > 0);
+    const writer = new OutboxWriter(schema, 'test', transport);
+    const before = transport.deliveryCounts();
+    const keys: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const intentId = randomUUID();
+      keys.push(intentId);
+      await ds.transaction((m) => writer.append(m, event, { intentId, seq: i }));
+      await waitFor('handed on', () => seen.includes(intentId), 2_000);
+    }
+    const after = transport.deliveryCounts();
+    expect(after.handedOn - before.handedOn).toBe(40);
+    expect(after.reads - before.reads).toBeLessThanOrEqual(6);
+    // A second transport stands for another process: its append is not handed on here, NOTIFY brings it.
+    const other = new PostgresLogTransport({ databaseUrl: db.url, logger, pollIntervalMs: 60_000 });
+    await other.connect();
+    const foreign = randomUUID();
+    await other.publish([{ topic, key: foreign, value: JSON.stringify({ payload: { seq: 99 } }) }]);
+    await waitFor('the other process’s event', () => seen.includes(foreign), 5_000);
+    await other.close();
+    await sub.stop();
+    expect(seen).toEqual([...keys, foreign]);
+  });
 });

@@ -1,0 +1,57 @@
+import { type DataSource, type EntitySubscriberInterface, type QueryRunner, type TransactionCommitEvent, type TransactionRollbackEvent } from 'typeorm';
+
+/** What a transaction appended, to be handed on once (and only if) it commits. */
+export interface PendingHandOff {
+  /** The transaction depth it was appended at (a rolled-back savepoint drops what it appended). */
+  depth: number;
+  deliver(): void;
+}
+
+const KEY = 'tollgateLogHandOff';
+const watched = new WeakSet<DataSource>();
+
+function depthOf(runner: QueryRunner): number {
+  return (runner as unknown as { transactionDepth?: number }).transactionDepth ?? 1;
+}
+
+/**
+ * Runs `deliver` right after the transaction of `runner` commits (issue 19 point 4): the embedded log hands the
+ * events a transaction appended to the consumers in this process without waiting for NOTIFY and a read. Nothing
+ * is handed on for a transaction that rolls back, or for what a rolled-back savepoint appended.
+ */
+export function afterCommit(runner: QueryRunner, deliver: () => void): void {
+  const dataSource = runner.connection;
+  if (!watched.has(dataSource)) {
+    watched.add(dataSource);
+    dataSource.subscribers.push(new CommitHandOffSubscriber());
+  }
+  const pending = (runner.data[KEY] ??= []) as PendingHandOff[];
+  pending.push({ depth: depthOf(runner), deliver });
+}
+
+class CommitHandOffSubscriber implements EntitySubscriberInterface {
+  afterTransactionCommit(event: TransactionCommitEvent): void {
+    const runner = event.queryRunner;
+    // A released savepoint is not a commit: the outer transaction may still roll back.
+    if (runner.isTransactionActive) return;
+    const pending = (runner.data[KEY] ?? []) as PendingHandOff[];
+    delete runner.data[KEY];
+    for (const p of pending) {
+      try {
+        p.deliver();
+      } catch {
+        // The transaction has committed: a failing hand-off must not turn it into an error (NOTIFY still delivers).
+      }
+    }
+  }
+
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    const runner = event.queryRunner;
+    if (!runner.isTransactionActive) {
+      delete runner.data[KEY];
+      return;
+    }
+    const depth = depthOf(runner);
+    runner.data[KEY] = ((runner.data[KEY] ?? []) as PendingHandOff[]).filter((p) => p.depth <= depth);
+  }
+}
