@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startTsProcess } from '@tollgate/testing';
 import { callToolWhenListed, connectAgent, expectThreeSeparateFacts, postJson, startEverythingServer, timelineWhen } from './agent-client';
 
@@ -17,7 +18,7 @@ describe('embedded mode (npm start): one call end to end', () => {
   let system: RunningProcess;
   let everything: RunningProcess;
   let dataDir: string;
-  let demo: { mcpUrl: string; credential: string; ledgerUrl: string; adminToken: string; metricsToken: string };
+  let demo: { databaseUrl: string; mcpUrl: string; credential: string; ledgerUrl: string; adminToken: string; metricsToken: string };
   let agent: Client;
   let base: string;
 
@@ -57,6 +58,33 @@ describe('embedded mode (npm start): one call end to end', () => {
     expect(receipt).toMatchObject({ providerId: 'everything', attempts: 1, toolId: 'echo' });
     const t = await timelineWhen(demo.ledgerUrl, receipt.intentId, (x) => x.status === 'settled', demo.adminToken);
     expectThreeSeparateFacts(t);
+  });
+
+  it('keeps serving calls, and settling them, while another session holds a transaction open in the same database (issue 19 point 4)', async () => {
+    // An idle session inside a transaction that has an id (a migration, an index build, a forgotten psql): the old
+    // log delivered nothing newer than it, so every call waited for it.
+    const idle = new PgClient({ connectionString: demo.databaseUrl });
+    await idle.connect();
+    try {
+      await idle.query('BEGIN');
+      const [{ txid }] = (await idle.query('SELECT pg_current_xact_id()::text AS txid')).rows;
+      await callToolWhenListed(agent, 'word_count', { text: 'warm' });
+      let last = '';
+      for (let i = 0; i < 10; i++) {
+        const t0 = Date.now();
+        const r = await agent.callTool({ name: 'call_tool', arguments: { name: 'word_count', arguments: { text: `call ${i}` } } });
+        expect(r.structuredContent).toEqual({ words: 2, characters: `call ${i}`.length });
+        expect(Date.now() - t0).toBeLessThan(5_000);
+        last = (r._meta?.['assay/receipt'] as { intentId: string }).intentId;
+      }
+      const t = await timelineWhen(demo.ledgerUrl, last, (x) => x.status === 'settled', demo.adminToken);
+      expect(t.status).toBe('settled');
+      // Still the same open transaction, older than every call above.
+      expect((await idle.query('SELECT pg_current_xact_id()::text AS txid')).rows[0].txid).toBe(txid);
+    } finally {
+      await idle.query('ROLLBACK').catch(() => undefined);
+      await idle.end();
+    }
   });
 
   it('serves the demo provider tool with its structured content', async () => {
