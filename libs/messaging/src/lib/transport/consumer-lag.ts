@@ -1,5 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { type SqlExecutor } from './event-transport';
+import { NOT_COVERED_SQL } from './log-snapshot';
 
 /** How far one consumer group is behind on one partition: the end offset minus the group's committed offset. */
 export interface PartitionLag { groupId: string; topic: string; partition: number; committed: number; end: number; lag: number }
@@ -38,9 +39,8 @@ export async function kafkaConsumerLag(brokers: readonly string[], groupIds?: re
  */
 export async function eventLogConsumerLag(db: SqlExecutor): Promise<PartitionLag[]> {
   const rows = (await db.query(
-    `SELECT p.group_id AS "groupId", p.id::text AS committed, (SELECT COALESCE(max(id), 0) FROM eventlog.event)::text AS "end",
-            (SELECT count(*) FROM eventlog.event e WHERE CASE WHEN p.snapshot IS NULL THEN (e.txid, e.id) > (p.txid, p.id)
-              ELSE e.txid >= pg_snapshot_xmin(p.snapshot) AND NOT pg_visible_in_snapshot(e.txid, p.snapshot) END)::int AS lag
-       FROM eventlog.position p ORDER BY p.group_id`)) as { groupId: string; committed: string; end: string; lag: number }[];
+    `SELECT p.group_id AS "groupId", (SELECT COALESCE(max(id), 0) FROM eventlog.event)::text AS "end",
+            (SELECT count(*) FROM eventlog.event e WHERE ${NOT_COVERED_SQL})::int AS lag
+       FROM eventlog.position p ORDER BY p.group_id`)) as { groupId: string; end: string; lag: number }[];
   return rows.map((r) => ({ groupId: r.groupId, topic: '*', partition: 0, committed: Number(r.end) - r.lag, end: Number(r.end), lag: r.lag }));
 }

@@ -34,3 +34,7 @@ export function snapshotFromLegacy(txid: bigint, id: bigint, maxId: bigint): Log
   const bound = id === maxId ? txid + 1n : txid;
   return parseSnapshot(`${bound}:${bound}:`);
 }
+
+/** SQL: row `e` of `eventlog.event` is not covered by the saved position `p` of `eventlog.position` (lag figures). */
+export const NOT_COVERED_SQL = `(CASE WHEN p.snapshot IS NULL THEN (e.txid, e.id) > (p.txid, p.id)
+  ELSE e.txid >= pg_snapshot_xmin(p.snapshot) AND NOT pg_visible_in_snapshot(e.txid, p.snapshot) END)`;

@@ -6,7 +6,7 @@ import {
   type DeliveredMessage, type EventTransport, retryUntilStopped, type SqlExecutor, type SubscribeOptions, type Subscription, type TransportMessage,
 } from './event-transport';
 import { afterCommit } from './commit-hand-off';
-import { isVisible, type LogSnapshot, parseSnapshot, snapshotFromLegacy } from './log-snapshot';
+import { isVisible, type LogSnapshot, NOT_COVERED_SQL, parseSnapshot, snapshotFromLegacy } from './log-snapshot';
 
 export interface PostgresLogTransportOptions {
   /** The database that holds the log (in embedded mode: the one every service writes to). */
@@ -403,10 +403,6 @@ export class PostgresLogTransport implements EventTransport {
 }
 
 interface AppendResult { txid: string; ids: string[] }
-
-/** A row of the log not covered by the saved position `p` (for lag figures). */
-const NOT_COVERED_SQL = `(CASE WHEN p.snapshot IS NULL THEN (e.txid, e.id) > (p.txid, p.id)
-  ELSE e.txid >= pg_snapshot_xmin(p.snapshot) AND NOT pg_visible_in_snapshot(e.txid, p.snapshot) END)`;
 
 function toDelivered(x: LogRow): DeliveredMessage {
   return { topic: x.topic, key: x.key, value: x.value, headers: x.headers ?? {}, partition: 0, offset: String(x.id) };
