@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { contradictions, deriveCallStatus } from '@tollgate/call-ledger';
+import { callEvent, contradictions, foldCall, isCallEventType, status } from '@tollgate/call-life';
 import { type FinanceCaller, mayReadOwner, visibleDetails } from '../finance-access/finance-caller';
 import { LEDGER } from '../ledger.constants';
 
@@ -38,11 +38,11 @@ export class GetCallTimelineUseCase {
     if (rows.length === 0) return undefined;
     const ownerId = rows.map((r) => r.payload['ownerId']).find((o): o is string => typeof o === 'string');
     if (!mayReadOwner(caller, ownerId ?? '')) return undefined;
-    const types = rows.map((r) => r.type);
+    const life = foldCall(intentId, rows.filter((r) => isCallEventType(r.type)).map((r) => callEvent(r.type as never, r.payload as never)));
     return {
       intentId,
-      status: deriveCallStatus(types) ?? 'unknown',
-      contradictions: contradictions(types),
+      status: status(life) ?? 'unknown',
+      contradictions: contradictions(life),
       timeline: rows.map((r) => ({
         eventId: r.event_id,
         type: r.type,

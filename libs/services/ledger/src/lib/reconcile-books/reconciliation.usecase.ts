@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { TERMINAL_EVENT_TYPES } from '@tollgate/call-life';
 import { LEDGER } from '../ledger.constants';
 import { type AccountLine, type BookBalance, compareBooks } from './compare-books';
 
-/** Events after which a call needs nothing more (call-life's terminal statuses: settled, refunded, payment rejected). */
-const TERMINAL_TYPES = ['CallSettled', 'CallRefunded', 'PaymentRejected'];
 const SERVICES = ['gateway', 'execution', 'payment', 'settlement', 'ledger'] as const;
 const LIMIT = 500;
 
@@ -58,6 +57,6 @@ export class ReconciliationUseCase {
               max(occurred_at) AS "lastAt", max(payload->>'operationKey') AS "operationKey"
          FROM ledger.timeline_entry GROUP BY intent_id
         HAVING bool_and(type <> ALL($1::text[])) AND min(occurred_at) < now() - make_interval(secs => $2)
-        ORDER BY min(occurred_at) LIMIT ${LIMIT}`, [TERMINAL_TYPES, olderThanSeconds]);
+        ORDER BY min(occurred_at) LIMIT ${LIMIT}`, [TERMINAL_EVENT_TYPES, olderThanSeconds]);
   }
 }

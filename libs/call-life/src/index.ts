@@ -1,0 +1,4 @@
+export * from './lib/call-event';
+export * from './lib/call-state';
+export * from './lib/decisions';
+export * from './lib/call-route';

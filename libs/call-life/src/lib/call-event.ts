@@ -1,0 +1,142 @@
+/**
+ * The facts of a call's life as the model reads them: the payload fields of the contracts' events (structurally the
+ * same objects — a service passes the decoded payload as it is), without their validation decorators, so that this
+ * library stays pure.
+ */
+export interface Amount {
+  /** Integer minor units, as a decimal string (money never travels as a float). */
+  amountMinor: string;
+  asset: string;
+}
+
+export interface CallRequestedFact {
+  intentId: string;
+  ownerId: string;
+  agentId: string;
+  mcpUrlId?: string;
+  toolId: string;
+  toolName?: string;
+  price: Amount;
+  operationKey?: string;
+  deadlineAt: string;
+  freeCallsPerDay?: number;
+  x402Payment?: Record<string, unknown>;
+}
+
+export interface PaymentHeldFact {
+  intentId: string;
+  holdId: string;
+  ownerId: string;
+  amount: Amount;
+  free?: boolean;
+  x402PaymentResponse?: Record<string, unknown>;
+}
+
+export interface PaymentRejectedFact {
+  intentId: string;
+  code: string;
+  message: string;
+  retryable: boolean;
+  retryAfterMs?: number;
+  details?: Record<string, unknown>;
+  x402PaymentRequired?: Record<string, unknown>;
+  final?: boolean;
+}
+
+export interface CallDispatchedFact {
+  intentId: string;
+  attempt: number;
+  providerId: string;
+  bindingId?: string;
+  upstreamToolName?: string;
+  deadlineAt?: string;
+}
+
+export interface UpstreamResult {
+  content: Record<string, unknown>[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface ResultReceivedFact {
+  intentId: string;
+  attempt: number;
+  providerId: string;
+  outcome: string;
+  classification: string;
+  resultDigest: string;
+  result: UpstreamResult;
+}
+
+export interface OutcomeUnknownFact {
+  intentId: string;
+  attempt: number;
+  providerId: string;
+  reason: string;
+  detail: string;
+}
+
+export interface EffectConfirmedFact {
+  intentId: string;
+  attempt: number;
+  method: string;
+  providerId?: string;
+}
+
+export interface EffectRejectedFact {
+  intentId: string;
+  attempt: number;
+  code: string;
+  reason: string;
+  difference?: Record<string, unknown>;
+}
+
+export interface CallSettledFact {
+  intentId: string;
+  holdId: string;
+  providerId: string;
+  amount: Amount;
+  ownerId?: string;
+  fee?: Amount;
+  providerNet?: Amount;
+}
+
+export interface CallRefundedFact {
+  intentId: string;
+  holdId: string;
+  amount: Amount;
+  reason: string;
+  ownerId?: string;
+}
+
+/** Every event of a call's life, by its contract name. */
+export interface CallFacts {
+  CallRequested: CallRequestedFact;
+  PaymentHeld: PaymentHeldFact;
+  PaymentRejected: PaymentRejectedFact;
+  CallDispatched: CallDispatchedFact;
+  ResultReceived: ResultReceivedFact;
+  OutcomeUnknown: OutcomeUnknownFact;
+  EffectConfirmed: EffectConfirmedFact;
+  EffectRejected: EffectRejectedFact;
+  CallSettled: CallSettledFact;
+  CallRefunded: CallRefundedFact;
+}
+
+export type CallEventType = keyof CallFacts;
+
+export const CALL_EVENT_TYPES: readonly CallEventType[] = [
+  'CallRequested', 'PaymentHeld', 'PaymentRejected', 'CallDispatched', 'ResultReceived',
+  'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected', 'CallSettled', 'CallRefunded',
+];
+
+export type CallEvent = { [T in CallEventType]: { type: T; payload: CallFacts[T] } }[CallEventType];
+
+export function isCallEventType(type: string): type is CallEventType {
+  return (CALL_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** A call event from a contract name and a decoded payload (the payload is used as it is). */
+export function callEvent<T extends CallEventType>(type: T, payload: CallFacts[T]): CallEvent {
+  return { type, payload } as CallEvent;
+}

@@ -1,0 +1,35 @@
+import { type CallEventType } from './call-event';
+
+export type CallService = 'gateway' | 'payment' | 'execution' | 'settlement' | 'ledger';
+
+/** One step of a paid call's route: who acts, on which decision of the model, reading which facts, emitting which. */
+export interface RouteStep {
+  service: CallService;
+  /** The call events the service folds into its own copy of the state for this step. */
+  reads: readonly CallEventType[];
+  /** The model's decision the step acts on (a function exported by this library), or the agent's request. */
+  decision: string;
+  emits: readonly CallEventType[];
+  does: string;
+}
+
+/**
+ * The route of a call, written as data beside the model. A spec checks it against every service's emits/consumes
+ * declaration, the README's route table is generated from it, and tests generate lives by walking it.
+ */
+export const CALL_ROUTE: readonly RouteStep[] = [
+  { service: 'gateway', reads: [], decision: 'the agent calls a tool', emits: ['CallRequested'], does: 'checks the call (catalog, schema, policy, operation key) and records it' },
+  { service: 'payment', reads: ['CallRequested'], decision: 'spend policy', emits: ['PaymentHeld', 'PaymentRejected'], does: 'holds the price (or a free call, or a settled x402 payment), or refuses' },
+  { service: 'execution', reads: ['CallRequested', 'PaymentHeld'], decision: 'readyToDispatch', emits: ['CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected'], does: 'dispatches to a provider (falling back to the next), checks the result, confirms or rejects the effect; reconciles an unknown outcome by operation key' },
+  { service: 'settlement', reads: ['PaymentHeld', 'CallDispatched', 'EffectConfirmed', 'EffectRejected'], decision: 'isSettlementDue', emits: ['CallSettled'], does: 'after the verification window, captures the hold and splits fee and provider payable (providerOf)' },
+  { service: 'settlement', reads: ['PaymentHeld', 'EffectRejected'], decision: 'isRefundDue', emits: ['CallRefunded'], does: 'gives the hold back' },
+  { service: 'payment', reads: ['CallSettled', 'CallRefunded'], decision: 'isTerminal', emits: [], does: 'books its half of the capture or the release' },
+  { service: 'gateway', reads: ['PaymentHeld', 'PaymentRejected', 'CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected', 'CallSettled', 'CallRefunded'], decision: 'isAnswered, repeatVerdict, receiptOf', emits: [], does: 'answers the waiting agent and any retry under the same operation key' },
+  { service: 'ledger', reads: ['CallRequested', 'PaymentHeld', 'PaymentRejected', 'CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected', 'CallSettled', 'CallRefunded'], decision: 'status, contradictions', emits: [], does: 'keeps the timeline and the journal; reconciliation lists calls not terminal' },
+];
+
+/** The route as a Markdown table (the README's copy is checked against it). */
+export function routeTable(route: readonly RouteStep[] = CALL_ROUTE): string {
+  const rows = route.map((s) => `| ${s.service} | ${s.reads.map((t) => `\`${t}\``).join(', ') || '—'} | ${s.decision} | ${s.emits.map((t) => `\`${t}\``).join(', ') || '—'} | ${s.does} |`);
+  return ['| service | reads | decision | emits | does |', '|---|---|---|---|---|', ...rows].join('\n');
+}
