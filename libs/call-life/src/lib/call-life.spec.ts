@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { arbitraryDelivery, arbitraryLife, lifeOf, prefixes } from '../testing';
 import { foldCall, initialState, evolve } from './call-state';
 import {
-  contradictions, failureOf, isAnswered, isConfirmed, isReconciling, isRefundDue, isSettlementDue, isTerminal, mayRetryUnderSameKey,
+  ANSWER_RETENTION_MS, contradictions, failureOf, isAnswered, isConfirmed, isReconciling, isRefundDue, isSettlementDue, isTerminal, mayRetryUnderSameKey,
   providerOf, readyToDispatch, receiptOf, repeatVerdict, status, type CallStatus,
 } from './decisions';
 
@@ -109,6 +109,18 @@ describe('the decisions every service asks', () => {
     expect(repeatVerdict(at('confirmed', 3), { createdAt: created, answerExpired: false }, created.getTime())).toBe('in_progress');
     expect(repeatVerdict(at('confirmed', 6), { createdAt: created, answerExpired: true }, created.getTime())).toBe('unavailable');
     expect(repeatVerdict(at('confirmed', 6), { createdAt: created, answerExpired: false }, created.getTime() + 8 * 86_400_000)).toBe('unavailable');
+  });
+
+  it('a repeat within retention is replayed once answered (stalled while reconciling), in progress before, never run again (property)', () => {
+    fc.assert(fc.property(arbitraryLife(), fc.integer({ min: 0, max: ANSWER_RETENTION_MS }), (life, age) => {
+      const created = new Date(1_800_000_000_000);
+      for (const events of prefixes(life.events)) {
+        const state = foldCall(life.intentId, events);
+        const expected = isReconciling(state) ? 'stalled' : isAnswered(state) ? 'replay' : 'in_progress';
+        expect(repeatVerdict(state, { createdAt: created, answerExpired: false }, created.getTime() + age)).toBe(expected);
+      }
+      expect(repeatVerdict(foldCall(life.intentId, life.events), { createdAt: created, answerExpired: false }, created.getTime() + age)).toBe('replay');
+    }), { numRuns: 200 });
   });
 
   it('settlement pays the confirmed attempt\'s provider, refunds a rejected effect, and never both', () => {

@@ -47,9 +47,9 @@ export function isTerminal(state: CallState): boolean {
   return s !== undefined && TERMINAL_STATUSES.has(s);
 }
 
-/** The highest attempt number seen (0 before the first dispatch). */
+/** The highest attempt number sent to a provider (0 before the first dispatch, or when execution refused before sending). */
 export function attemptCount(state: CallState): number {
-  return attemptsOf(state).reduce((n, [a]) => Math.max(n, a), 0);
+  return attemptsOf(state).filter(([, a]) => a.dispatched || a.result || a.unknown).reduce((n, [a]) => Math.max(n, a), 0);
 }
 
 /** The attempt whose result the agent is given: the latest one with a result (a fallback's replaces an earlier one's). */
@@ -89,7 +89,7 @@ export function readyToDispatch(state: CallState): boolean {
 
 /** An attempt whose outcome the platform could not know, with no verdict yet: a reconciliation is open for it. */
 export function openUnknownAttempt(state: CallState): number | undefined {
-  return attemptsOf(state).find(([, a]) => a.unknown && !a.confirmed && !a.rejected && !a.result)?.[0];
+  return attemptsOf(state).find(([, a]) => a.unknown && !a.confirmed && !a.rejected)?.[0];
 }
 
 /** What the agent is told when the call failed (the code is one of the spec's agent error codes). */
@@ -106,12 +106,12 @@ export const UNKNOWN_OUTCOME_FAILURE: CallFailure = {
   message: 'The provider did not confirm the outcome. The call will be reconciled before any new purchase.',
 };
 
-/** The failure the agent is answered with: payment's refusal, else the effect's rejection, else an unknown outcome. */
+/** The failure the agent is answered with: payment's refusal, else the effect's rejection, else an unknown outcome without its verdict yet. */
 export function failureOf(state: CallState): CallFailure | undefined {
   if (state.paymentRefused) return { ...state.paymentRefused, stage: 'payment' };
   const rejected = attemptsOf(state).filter(([, a]) => a.rejected).pop()?.[1].rejected;
   if (rejected) return { code: rejected.code, message: rejected.reason, retryable: false };
-  if (anyAttempt(state, (a) => a.unknown)) return UNKNOWN_OUTCOME_FAILURE;
+  if (openUnknownAttempt(state) !== undefined) return UNKNOWN_OUTCOME_FAILURE;
   return undefined;
 }
 

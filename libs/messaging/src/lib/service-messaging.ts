@@ -3,7 +3,7 @@ import { type Logger } from 'pino';
 import { type EventTransport } from './transport/event-transport';
 import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox/outbox-writer';
-import { type EventHandler, InboxConsumer } from './inbox/event-consumer';
+import { type BatchApplier, type EventHandler, InboxConsumer } from './inbox/event-consumer';
 import { DEFAULT_MESSAGING_RETENTION, type MessagingRetention, pruneMessagingTables, scheduleRetention } from './retention/messaging-retention';
 
 export interface ServiceMessagingOptions {
@@ -22,7 +22,7 @@ export interface ServiceMessagingOptions {
 
 /** One consumer of a service: its stable name, its handlers, and `lingerMs` when it is off the critical path. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface ConsumerDeclaration { name: string; handlers: EventHandler<any>[]; lingerMs?: number; maxBatchSize?: number }
+export interface ConsumerDeclaration { name: string; handlers: EventHandler<any>[]; lingerMs?: number; maxBatchSize?: number; applyBatch?: BatchApplier }
 
 /**
  * Everything one service needs to talk through events: its outbox writer, the
@@ -58,6 +58,7 @@ export class ServiceMessaging {
           handlers: c.handlers,
           ...(c.lingerMs ? { lingerMs: c.lingerMs } : {}),
           ...(c.maxBatchSize ? { maxBatchSize: c.maxBatchSize } : {}),
+          ...(c.applyBatch ? { applyBatch: c.applyBatch } : {}),
           // Latency: the relay drains right after a batch that wrote outbox rows commits, instead of waiting for
           // NOTIFY (which stays the fallback); a batch that wrote none (or wrote straight to the log) wakes nothing.
           onOutboxWritten: () => this.relay.wake(),

@@ -42,6 +42,32 @@ export interface EventHandler<P extends object = object> {
   onParked?(ctx: ParkedContext<P>): Promise<void>;
 }
 
+/** One new event of a batch, as a batch applier sees it. */
+export interface BatchEvent {
+  type: string;
+  payload: object;
+  envelope: EventEnvelope;
+}
+
+/** A consumer that applies its batch at once: load the state of every entity the batch names, decide, save. */
+export interface BatchContext {
+  /** The batch's new events, in delivery order (redelivered ones already dropped by the inbox). */
+  events: BatchEvent[];
+  manager: EntityManager;
+  afterCommit(fn: () => Promise<void> | void): void;
+}
+
+export type BatchApplier = (ctx: BatchContext) => Promise<void>;
+
+/**
+ * A consumer of these events that applies each batch in one call (`applyBatch`) instead of one handler per event:
+ * `{ name, ...perBatch([CallDispatched, ResultReceived], (ctx) => ...) }`.
+ */
+export function perBatch(events: readonly EventDefinition<object>[], applyBatch: BatchApplier): { handlers: EventHandler<object>[]; applyBatch: BatchApplier } {
+  const handlers = events.map((event) => ({ event, handle: () => Promise.reject(new Error(`${event.type} is applied per batch`)) }));
+  return { handlers, applyBatch };
+}
+
 /** A typed handler for one event: `on(PaymentHeld, async ({ payload, manager }) => ...)`. */
 export function on<P extends object>(event: EventDefinition<P>, handle: (ctx: HandleContext<P>) => Promise<void>, extra: { onParked?: (ctx: ParkedContext<P>) => Promise<void> } = {}): EventHandler<P> {
   return { event, handle, ...extra };
@@ -74,6 +100,8 @@ export interface InboxConsumerOptions {
   lingerMs?: number;
   /** Most events per transaction (see SubscribeOptions). */
   maxBatchSize?: number;
+  /** Applies the batch's new events in one call (see `perBatch`); the handlers then only declare what is consumed. */
+  applyBatch?: BatchApplier;
 }
 
 interface Decoded {
@@ -236,11 +264,10 @@ export class InboxConsumer {
         [name, items.map((i) => i.envelope.eventId), items.map((i) => i.message.topic), items.map((i) => i.message.partition), items.map((i) => i.message.offset)],
       );
       const isNew = new Set(fresh.map((r) => r.event_id));
-      for (const item of items) {
-        // The same event twice in one batch (a redelivered copy) runs once.
-        if (!isNew.delete(item.envelope.eventId)) continue;
-        await this.handleOne(item, manager, after);
-      }
+      // The same event twice in one batch (a redelivered copy) runs once.
+      const news = items.filter((item) => isNew.delete(item.envelope.eventId));
+      if (this.options.applyBatch) await this.handleBatch(news, manager, after);
+      else for (const item of news) await this.handleOne(item, manager, after);
       wroteOutbox = OutboxWriter.wroteOutbox(manager);
     });
     this.options.logger.debug({ events: items.length }, 'batch applied');
@@ -266,6 +293,20 @@ export class InboxConsumer {
     await withLogContext(call ? { intentId: call } : {}, () => inConsumerSpan(name, item.message.topic, item.message.headers, call, () =>
       item.handler.handle({ payload: item.payload, envelope: item.envelope, manager, afterCommit: (fn) => after.push(bindToActiveContext(fn)) })));
     eventHandleSeconds.observe(labels, (performance.now() - started) / 1000);
+  }
+
+  /** A batch applier's call over the batch's new events, with each event's stage metrics. */
+  private async handleBatch(items: Decoded[], manager: EntityManager, after: Array<() => Promise<void> | void>): Promise<void> {
+    if (items.length === 0) return;
+    const { name } = this.options;
+    const started = performance.now();
+    for (const item of items) eventAgeSeconds.observe({ consumer: name, type: item.envelope.type }, Math.max(0, Date.now() - Date.parse(item.envelope.occurredAt)) / 1000);
+    await inConsumerSpan(name, items[0]!.message.topic, items[0]!.message.headers, undefined, () => this.options.applyBatch!({
+      events: items.map((i) => ({ type: i.envelope.type, payload: i.payload, envelope: i.envelope })), manager,
+      afterCommit: (fn) => after.push(bindToActiveContext(fn)),
+    }));
+    const each = (performance.now() - started) / 1000 / items.length;
+    for (const item of items) eventHandleSeconds.observe({ consumer: name, type: item.envelope.type }, each);
   }
 
   /**

@@ -6,6 +6,7 @@ import { ManageIdentitiesUseCase } from './admin/manage-identities.usecase';
 import { AuthenticateUseCase } from './authenticate/authenticate.usecase';
 import { IdentityCache } from './authenticate/identity-cache.service';
 import { CallToolUseCase } from './call-tool/call-tool.usecase';
+import { CallsRepository } from './calls/calls.repository';
 import { AccessPolicyController } from './access-policy/access-policy.controller';
 import { AccessPolicyService } from './access-policy/access-policy.service';
 import { PolicyToolsHost } from './access-policy/policy-tools.host';
@@ -43,6 +44,7 @@ export class GatewayModule {
         AuthenticateUseCase,
         IdentityCache,
         CallToolUseCase,
+        CallsRepository,
         CallWaiters,
         CatalogIndex,
         SemanticIndex,

@@ -2,8 +2,6 @@ import { digestOf } from '@tollgate/contracts';
 
 /** G5.2: the key an agent sends in the request `_meta`, beside name and arguments. */
 export const IDEMPOTENCY_META_KEY = 'assay/idempotencyKey';
-/** How long a stored response can be replayed (at least 24 h is required; we keep 7 days). */
-export const RESPONSE_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
 /** 1 to 255 printable ASCII characters, no spaces (source 000). */
 export function isValidOperationKey(key: unknown): key is string {
@@ -43,31 +41,4 @@ export function readOperationKey(meta: Record<string, unknown>): OperationKeyRea
 /** What a repeat of an operation is compared on: the tool and its arguments (canonical JSON). */
 export function requestHashOf(toolId: string, args: Record<string, unknown>): string {
   return digestOf({ toolId, arguments: args });
-}
-
-export interface CallProgress {
-  finished: boolean;
-  /**
-   * Execution recorded that it cannot know the outcome (OutcomeUnknown: a reconciliation is open for the attempt) and
-   * no verdict has come back yet.
-   */
-  reconciling: boolean;
-  createdAt: Date;
-  /** The retention job erased the stored answer. */
-  answerExpired?: boolean;
-}
-
-export type RepeatVerdict = 'replay' | 'in_progress' | 'stalled' | 'unavailable';
-
-/**
- * What the gateway answers to a repeat of a known operation key with the same request (B5). "Stalled — being
- * reconciled" only while a reconciliation exists for the attempt (issue 21 point 8): a call that is merely late, or
- * whose executor died before anyone recorded the unknown outcome, is still in progress (not charged again; retry);
- * once the reconciliation's verdict arrives the call is finished and its final answer replayed.
- */
-export function repeatVerdict(call: CallProgress, now: number): RepeatVerdict {
-  if (call.answerExpired || now - call.createdAt.getTime() > RESPONSE_RETENTION_MS) return 'unavailable';
-  if (call.reconciling) return 'stalled';
-  if (call.finished) return 'replay';
-  return 'in_progress';
 }

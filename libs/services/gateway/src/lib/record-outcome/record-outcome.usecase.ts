@@ -1,53 +1,34 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { type UpstreamResultDto } from '@tollgate/contracts';
+import { type CallEvent, foldCall, resultAttempt } from '@tollgate/call-life';
+import { type CallChange, CallsRepository } from '../calls/calls.repository';
 
-export type CallOutcomeFact =
-  | { kind: 'dispatched'; providerId: string; attempt: number }
-  | { kind: 'result'; providerId: string; attempt: number; classification: string; result: UpstreamResultDto }
-  | { kind: 'confirmed'; attempt: number }
-  | { kind: 'held'; amountMinor: string; x402Response?: Record<string, unknown> }
-  | { kind: 'failed'; code: string; message: string; retryable: boolean; stage?: 'payment'; final?: boolean; retryAfterMs?: number; details?: Record<string, unknown>; x402PaymentRequired?: Record<string, unknown> }
-  /** A capture names its amount: the receipt stays right even when the hold's event is recorded after it. */
-  | { kind: 'settled'; amountMinor: string }
-  | { kind: 'refunded' };
-
-/** Folds the other services' events about a call into the gateway's call row. */
+/**
+ * Folds the other services' events about calls into the gateway's call rows, a batch at a time: load the states of
+ * the batch's calls (one statement, locked), evolve each with its events, save them (one statement). Returns the calls
+ * whose state changed, for their waiting requests to be woken after commit.
+ */
 @Injectable()
 export class RecordOutcomeUseCase {
-  async execute(manager: EntityManager, intentId: string, fact: CallOutcomeFact): Promise<void> {
-    switch (fact.kind) {
-      case 'dispatched':
-        await manager.query('UPDATE gateway.call SET provider_id = $2, attempts = GREATEST(attempts, $3), updated_at = now() WHERE intent_id = $1', [intentId, fact.providerId, fact.attempt]);
-        return;
-      case 'result':
-        await manager.query(
-          // A later attempt's result replaces an earlier one's (fallback); never the other way round.
-          `UPDATE gateway.call SET provider_id = $2, attempts = GREATEST(attempts, $3), classification = $4, result = $5, result_attempt = $3, updated_at = now()
-            WHERE intent_id = $1 AND COALESCE(result_attempt, 0) <= $3`,
-          [intentId, fact.providerId, fact.attempt, fact.classification, JSON.stringify(fact.result)],
-        );
-        return;
-      case 'confirmed':
-        await manager.query(`UPDATE gateway.call SET effect = 'confirmed', effect_attempt = $2, updated_at = now() WHERE intent_id = $1`, [intentId, fact.attempt]);
-        return;
-      case 'held':
-        await manager.query('UPDATE gateway.call SET held_minor = $2, x402_response = $3, updated_at = now() WHERE intent_id = $1', [intentId, fact.amountMinor, fact.x402Response ? JSON.stringify(fact.x402Response) : null]);
-        return;
-      case 'failed': {
-        const { kind: _kind, ...error } = fact;
-        await manager.query(
-          // An unknown outcome is provisional: the reconciled verdict replaces it.
-          `UPDATE gateway.call SET error = $2, updated_at = now() WHERE intent_id = $1 AND (error IS NULL OR error->>'code' = 'IDEMPOTENCY_RESULT_UNAVAILABLE')`,
-          [intentId, JSON.stringify(error)],
-        );
-        return;
-      }
-      case 'settled':
-        await manager.query(`UPDATE gateway.call SET settlement = 'settled', held_minor = COALESCE(held_minor, $2), updated_at = now() WHERE intent_id = $1`, [intentId, fact.amountMinor]);
-        return;
-      default:
-        await manager.query('UPDATE gateway.call SET settlement = $2, updated_at = now() WHERE intent_id = $1', [intentId, fact.kind]);
+  constructor(private readonly calls: CallsRepository) {}
+
+  async execute(manager: EntityManager, events: readonly CallEvent[]): Promise<string[]> {
+    const byCall = new Map<string, CallEvent[]>();
+    for (const e of events) byCall.set(e.payload.intentId, [...(byCall.get(e.payload.intentId) ?? []), e]);
+    const lives = await this.calls.lockLives(manager, [...byCall.keys()]);
+    const changes: CallChange[] = [];
+    for (const [intentId, life] of lives) {
+      const mine = byCall.get(intentId)!;
+      const next = foldCall(intentId, mine, life);
+      changes.push({ intentId, life: next, ...bodyOf(mine, resultAttempt(next)) });
     }
+    await this.calls.saveLives(manager, changes);
+    return changes.map((c) => c.intentId);
   }
+}
+
+/** The body of the result the agent is given, when it arrived in this batch (a later attempt's replaces an earlier one's). */
+function bodyOf(events: readonly CallEvent[], attempt: number | undefined): { body?: CallChange['body'] } {
+  const e = events.find((x) => x.type === 'ResultReceived' && x.payload.attempt === attempt);
+  return e?.type === 'ResultReceived' ? { body: e.payload.result } : {};
 }

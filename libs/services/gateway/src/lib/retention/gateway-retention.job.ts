@@ -5,7 +5,7 @@ import { deleteInBatches, type Queryable, scheduleRetention } from '@tollgate/me
 import { createLogger } from '@tollgate/observability';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
-import { RESPONSE_RETENTION_MS } from '../operation-key/operation-key';
+import { ANSWER_RETENTION_MS } from '@tollgate/call-life';
 
 /** Ended sign-ins are kept a day for support questions, then purged. */
 export const SIGN_IN_KEEP_MS = 86_400_000;
@@ -20,9 +20,9 @@ export const SIGN_IN_KEEP_MS = 86_400_000;
  */
 export async function pruneGateway(db: Queryable, now = Date.now()): Promise<{ answers: number; signIns: number; rateLimits: number }> {
   const answers = await deleteInBatches(db,
-    `UPDATE gateway.call SET result = NULL, x402_response = NULL, answer_expired_at = now()
+    `UPDATE gateway.call SET result = NULL, x402_response = NULL, life = life #- '{held,x402PaymentResponse}', answer_expired_at = now()
       WHERE intent_id IN (SELECT intent_id FROM gateway.call WHERE answer_expired_at IS NULL AND created_at < $1 LIMIT $2)`,
-    [new Date(now - RESPONSE_RETENTION_MS)]);
+    [new Date(now - ANSWER_RETENTION_MS)]);
   const signIns = await deleteInBatches(db,
     'DELETE FROM gateway.device_sign_in WHERE request_id IN (SELECT request_id FROM gateway.device_sign_in WHERE expires_at < $1 LIMIT $2)',
     [new Date(now - SIGN_IN_KEEP_MS)]);

@@ -1,0 +1,48 @@
+import { failureOf, isConfirmed, receiptOf } from '@tollgate/call-life';
+import { agentErrorResult, type AgentErrorCode, displayAmount, isAgentErrorCode } from '@tollgate/contracts';
+import { type StoredCall } from '../calls/calls.repository';
+
+export interface ToolCallResult {
+  [key: string]: unknown;
+  content: Record<string, unknown>[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/** The agent's answer, as the model decides it: the confirmed result with its receipt, or the failure. */
+export function answerOf(call: StoredCall): ToolCallResult {
+  const life = call.life;
+  const receipt = receiptFor(call);
+  const x402 = life.held?.x402PaymentResponse && call.answer_expired_at === null ? { 'x402/payment-response': life.held.x402PaymentResponse } : {};
+  const failure = failureOf(life);
+  if (!isConfirmed(life) && failure) {
+    const { code: rawCode, message, retryable, retryAfterMs, details, x402PaymentRequired } = failure;
+    const code: AgentErrorCode = isAgentErrorCode(rawCode) ? rawCode : 'INTERNAL_SERVER_ERROR';
+    const failed = agentErrorResult({
+      code, retryable, message, intentId: call.intent_id, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(details ? { details } : {}),
+    });
+    // A payment refusal held nothing: there is no receipt, and the x402 requirement (if any) rides beside the error.
+    if (failure.stage === 'payment') {
+      return { ...failed, _meta: { ...failed._meta, ...(x402PaymentRequired ? { 'x402/paymentRequired': x402PaymentRequired } : {}) } };
+    }
+    return { ...failed, _meta: { ...failed._meta, 'assay/receipt': receipt, ...x402 } };
+  }
+  const result = call.result ?? { content: [] };
+  return {
+    content: result.content,
+    ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
+    ...(result.isError ? { isError: true } : {}),
+    _meta: { 'assay/receipt': receipt, ...x402 },
+  };
+}
+
+/** G5.3: VERIFYING while the hold is held, then SETTLED (charged) or REFUNDED (nothing charged). A replay shows the current status. */
+function receiptFor(call: StoredCall): Record<string, unknown> {
+  const r = receiptOf(call.life);
+  const amount = (minor: bigint) => ({ asset: call.asset, amountMinor: minor.toString(), display: displayAmount(minor, call.asset, call.asset_decimals ?? 0) });
+  return {
+    intentId: call.intent_id, status: r.status, toolId: call.tool_id, providerId: r.providerId ?? null, classification: r.classification ?? null,
+    attempts: r.attempts, ...(r.fellBack ? { fellBack: true } : {}), held: amount(r.heldMinor), charged: amount(r.chargedMinor),
+  };
+}
