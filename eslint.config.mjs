@@ -73,7 +73,6 @@ const notYetInRepositories = [
   'libs/services/payment/src/lib/spend-policy/spend-policy.controller.ts',
   'libs/services/settlement/src/lib/close-verification/close-verification.usecase.ts',
   'libs/services/settlement/src/lib/issue-payout/issue-payout.usecase.ts',
-  'libs/services/settlement/src/lib/record-call-fact/record-call-fact.usecase.ts',
 ];
 
 export default [

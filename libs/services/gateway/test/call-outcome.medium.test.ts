@@ -94,7 +94,8 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 100, free: false, fallbacks: 0, branch: 'unknown_then_confirmed', final: false });
     await insert(life);
     const [, held, dispatched, unknown, ...verdict] = life.events;
-    await deliver([held!, dispatched!, unknown!], 3);
+    expect(await ds.transaction((m) => record.execute(m, [held!, dispatched!]))).toEqual([]);
+    expect(await ds.transaction((m) => record.execute(m, [unknown!]))).toEqual([life.intentId]);
     let stored = (await calls.find(life.intentId))!;
     expect(status(stored.life)).toBe('outcome_unknown');
     expect(repeatVerdict(stored.life, { createdAt: stored.created_at, answerExpired: false }, Date.now())).toBe('stalled');
@@ -117,7 +118,7 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
         seen.push(sql.trim().split(/\s+/)[0]!);
         return query(sql, params);
       }) as typeof m.query;
-      await record.execute(m, events);
+      expect(new Set(await record.execute(m, events))).toEqual(new Set(lives.map((l) => l.intentId)));
     });
     expect(seen).toEqual(['SELECT', 'UPDATE']);
     for (const l of lives) expect(status((await calls.find(l.intentId))!.life)).toBe('settled');

@@ -49,6 +49,15 @@ describe('event archive (issue 13 point 1)', () => {
     expect(verdict).toMatchObject({ ok: true, rows: 200, head: { position: 200 } });
   });
 
+  it('appends a batch at once (two statements), chained after the per-event appends, skipping what is archived', async () => {
+    const batch = Array.from({ length: 50 }, (_, i) => ({ topic: 'payment.payment.held.v1', envelope: envelope(1000 + i) }));
+    const archivedAlready = (await ds.query('SELECT event_text FROM ledger.event_archive WHERE position = 7'))[0].event_text as string;
+    const redelivered = { topic: 'payment.payment.held.v1', envelope: JSON.parse(archivedAlready) as EventEnvelope };
+    await Promise.all([0, 1].map((half) => ds.transaction((m) => archive.appendAll(m, [...batch.filter((_, i) => i % 2 === half), redelivered, batch[0]!]))));
+    expect(await ds.query('SELECT count(*)::int AS n, max(position)::int AS last FROM ledger.event_archive')).toEqual([{ n: 250, last: 250 }]);
+    expect(await verify.verify()).toMatchObject({ ok: true, rows: 250, head: { position: 250 } });
+  });
+
   it('refuses updates and deletes', async () => {
     await expect(ds.query(`UPDATE ledger.event_archive SET event_text = 'x' WHERE position = 1`)).rejects.toThrow(/append-only/);
     await expect(ds.query('DELETE FROM ledger.event_archive WHERE position = 2')).rejects.toThrow(/append-only/);

@@ -45,6 +45,9 @@ export interface EventHandler<P extends object = object> {
 /** One new event of a batch, as a batch applier sees it. */
 export interface BatchEvent {
   type: string;
+  topic: string;
+  /** The message's headers (the W3C trace context of whoever wrote the event). */
+  headers: Record<string, string>;
   payload: object;
   envelope: EventEnvelope;
 }
@@ -302,7 +305,7 @@ export class InboxConsumer {
     const started = performance.now();
     for (const item of items) eventAgeSeconds.observe({ consumer: name, type: item.envelope.type }, Math.max(0, Date.now() - Date.parse(item.envelope.occurredAt)) / 1000);
     await inConsumerSpan(name, items[0]!.message.topic, items[0]!.message.headers, undefined, () => this.options.applyBatch!({
-      events: items.map((i) => ({ type: i.envelope.type, payload: i.payload, envelope: i.envelope })), manager,
+      events: items.map((i) => ({ type: i.envelope.type, topic: i.message.topic, headers: i.message.headers ?? {}, payload: i.payload, envelope: i.envelope })), manager,
       afterCommit: (fn) => after.push(bindToActiveContext(fn)),
     }));
     const each = (performance.now() - started) / 1000 / items.length;

@@ -45,8 +45,8 @@ export class GatewayEventsHost extends ServiceEventsHost {
         // The call's life: each batch loads its calls' states, evolves them with the call-life model, saves them.
         name: 'gateway.outcomes',
         ...perBatch(OUTCOME_EVENTS, async ({ events, manager, afterCommit }) => {
-          const changed = await this.outcome.execute(manager, events.map((e) => callEvent(e.type as CallEventType, e.payload as never)));
-          afterCommit(() => changed.forEach((intentId) => this.waiters.notify(intentId)));
+          const answered = await this.outcome.execute(manager, events.map((e) => callEvent(e.type as CallEventType, e.payload as never)));
+          afterCommit(() => answered.forEach((intentId) => this.waiters.notify(intentId)));
         }),
       },
     ];

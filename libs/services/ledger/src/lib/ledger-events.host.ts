@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallLifeEvents, type EventDefinition, MoneyEvents } from '@tollgate/contracts';
 import { type ServiceRuntimeOptions } from '@tollgate/config';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { EVENT_TRANSPORT, type EventTransport, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
 import { LEDGER, LEDGER_OPTIONS } from './ledger.constants';
 import { ArchiveEventUseCase } from './archive-events/archive-event.usecase';
@@ -35,25 +35,19 @@ export class LedgerEventsHost extends ServiceEventsHost {
   }
 
   protected consumers() {
-    // One consumer: the archive (every event, hash-chained), the timeline entry (call-life events) and the journal
-    // postings (money events). A projection is off
-    // the critical path, so it lingers to apply many events per transaction.
+    // One consumer, applied a batch at a time: the archive (every event, hash-chained), the timeline entries (call-life
+    // events) and the journal postings (money events), one statement each. A projection is off the critical path, so
+    // it lingers to apply many events per transaction.
+    const callLife = new Set<string>(CallLifeEvents.map((e) => e.type));
     return [
       {
         name: 'ledger.timeline',
         lingerMs: 200,
-        handlers: [
-          ...(CallLifeEvents as readonly EventDefinition<{ intentId: string }>[]).map((event) =>
-            on(event, async ({ manager, envelope, payload }) => {
-              await this.archive.append(manager, event.topic, envelope);
-              await this.record.execute(manager, event, envelope, payload.intentId);
-              await this.journal.project(manager, envelope, payload);
-            })),
-          ...MoneyEvents.map((event) => on(event as EventDefinition<object>, async ({ manager, envelope, payload }) => {
-            await this.archive.append(manager, event.topic, envelope);
-            await this.journal.project(manager, envelope, payload);
-          })),
-        ],
+        ...perBatch([...CallLifeEvents, ...MoneyEvents] as EventDefinition<object>[], async ({ events, manager }) => {
+          await this.archive.appendAll(manager, events);
+          await this.record.executeAll(manager, events.filter((e) => callLife.has(e.type)).map((e) => ({ ...e, intentId: (e.payload as { intentId: string }).intentId })));
+          await this.journal.projectAll(manager, events);
+        }),
       },
     ];
   }

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallDispatched, EffectConfirmed, EffectRejected, PaymentHeld } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { callEvent, type CallEventType } from '@tollgate/call-life';
+import { EVENT_TRANSPORT, type EventTransport, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { createLogger, HealthRegistry, type Logger } from '@tollgate/observability';
 import { CloseVerificationUseCase } from './close-verification/close-verification.usecase';
 import { RecordCallFactUseCase } from './record-call-fact/record-call-fact.usecase';
@@ -34,13 +35,9 @@ export class SettlementEventsHost extends ServiceEventsHost {
         name: 'settlement',
         // Bookkeeping before a verification window: no agent waits on it, so it gathers events for a moment.
         lingerMs: 50,
-        handlers: [
-          on(PaymentHeld, ({ manager, payload: p, envelope }) =>
-            this.record.execute(manager, p.intentId, { kind: 'held', holdId: p.holdId, ownerId: p.ownerId, amountMinor: p.amount.amountMinor, asset: p.amount.asset }, envelope.eventId)),
-          on(CallDispatched, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'dispatched', providerId: p.providerId }, envelope.eventId)),
-          on(EffectConfirmed, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'confirmed', ...(p.providerId ? { providerId: p.providerId } : {}) }, envelope.eventId)),
-          on(EffectRejected, ({ manager, payload: p, envelope }) => this.record.execute(manager, p.intentId, { kind: 'rejected', reason: p.code }, envelope.eventId)),
-        ],
+        ...perBatch([PaymentHeld, CallDispatched, EffectConfirmed, EffectRejected], ({ manager, events }) => this.record.execute(manager, events.map((e) => ({
+          event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId, headers: e.headers,
+        })))),
       },
     ];
   }

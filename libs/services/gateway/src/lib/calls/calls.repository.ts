@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import {
-  attemptCount, type CallState, confirmedAttempt, failureOf, providerOf, receiptOf, resultAttempt, type UpstreamResult,
+  attemptCount, type CallState, confirmedAttempt, failureOf, isAnswered, providerOf, receiptOf, resultAttempt, type UpstreamResult,
 } from '@tollgate/call-life';
 import { GATEWAY } from '../gateway.constants';
 
@@ -34,6 +34,8 @@ export interface CallRow {
   x402_response: Record<string, unknown> | null;
   settlement: 'settled' | 'refunded' | null;
   answer_expired_at: Date | null;
+  /** The model's `isAnswered`: the trigger wakes waiting requests (every replica) when it turns true. */
+  answered: boolean;
 }
 
 export type NewCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'mcp_url_id' | 'tool_id' | 'price_minor' | 'asset' | 'asset_decimals' | 'access_policy' | 'operation_key' | 'deadline_at' | 'life'>;
@@ -50,7 +52,7 @@ export interface CallChange {
 
 type Executor = Pick<EntityManager, 'query'>;
 
-const OUTCOME_COLUMNS = ['provider_id', 'attempts', 'classification', 'result_attempt', 'effect', 'effect_attempt', 'error', 'held_minor', 'x402_response', 'settlement'] as const;
+const OUTCOME_COLUMNS = ['provider_id', 'attempts', 'classification', 'result_attempt', 'effect', 'effect_attempt', 'error', 'held_minor', 'x402_response', 'settlement', 'answered'] as const;
 
 /** The outcome columns, from the model (kept for the queries and reports that filter on them). */
 function derivedColumns(life: CallState): Record<(typeof OUTCOME_COLUMNS)[number], unknown> {
@@ -68,6 +70,7 @@ function derivedColumns(life: CallState): Record<(typeof OUTCOME_COLUMNS)[number
     held_minor: amount ?? null,
     x402_response: life.held?.x402PaymentResponse ? JSON.stringify(life.held.x402PaymentResponse) : null,
     settlement: life.settled ? 'settled' : life.refunded ? 'refunded' : null,
+    answered: isAnswered(life),
   };
 }
 
@@ -109,10 +112,10 @@ export class CallsRepository {
       `UPDATE gateway.call c SET life = x.life, result = CASE WHEN c.answer_expired_at IS NULL THEN COALESCE(x.body, c.result) END, provider_id = x.provider_id, attempts = x.attempts,
               classification = x.classification, result_attempt = x.result_attempt, effect = x.effect, effect_attempt = x.effect_attempt,
               error = x.error, held_minor = x.held_minor, x402_response = CASE WHEN c.answer_expired_at IS NULL THEN x.x402_response END,
-              settlement = x.settlement, updated_at = now()
+              settlement = x.settlement, answered = x.answered, updated_at = now()
          FROM unnest($1::uuid[], $2::jsonb[], $3::jsonb[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[], $9::int[], $10::jsonb[],
-                     $11::bigint[], $12::jsonb[], $13::text[])
-           AS x(intent_id, life, body, provider_id, attempts, classification, result_attempt, effect, effect_attempt, error, held_minor, x402_response, settlement)
+                     $11::bigint[], $12::jsonb[], $13::text[], $14::boolean[])
+           AS x(intent_id, life, body, provider_id, attempts, classification, result_attempt, effect, effect_attempt, error, held_minor, x402_response, settlement, answered)
         WHERE c.intent_id = x.intent_id`,
       [changes.map((c) => c.intentId), changes.map((c) => JSON.stringify(c.life)), changes.map((c) => (c.body ? JSON.stringify(c.body) : null)),
         ...OUTCOME_COLUMNS.map(col)],

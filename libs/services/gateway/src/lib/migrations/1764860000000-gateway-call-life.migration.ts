@@ -36,9 +36,19 @@ export class GatewayCallLife1764860000000 implements MigrationInterface {
         'refunded', CASE WHEN c.settlement = 'refunded' THEN jsonb_build_object('holdId', '',
                       'amount', jsonb_build_object('amountMinor', coalesce(c.held_minor, 0)::text, 'asset', c.asset), 'reason', '') END))`);
     await q.query('ALTER TABLE gateway.call ALTER COLUMN life SET NOT NULL');
+    // A waiting call_tool request needs one wake-up: when its call becomes answered (the model's isAnswered), not on
+    // every fact recorded (each wake-up is a read).
+    await q.query('ALTER TABLE gateway.call ADD COLUMN answered boolean NOT NULL DEFAULT false');
+    await q.query(`UPDATE gateway.call SET answered = (error IS NOT NULL OR (effect = 'confirmed' AND (held_minor IS NOT NULL OR settlement IS NOT NULL)))`);
+    await q.query('DROP TRIGGER call_changed ON gateway.call');
+    await q.query(`CREATE TRIGGER call_answered AFTER UPDATE OF answered ON gateway.call FOR EACH ROW
+      WHEN (NEW.answered AND NOT OLD.answered) EXECUTE FUNCTION gateway.notify_call_changed()`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TRIGGER call_answered ON gateway.call');
+    await q.query('CREATE TRIGGER call_changed AFTER UPDATE ON gateway.call FOR EACH ROW EXECUTE FUNCTION gateway.notify_call_changed()');
+    await q.query('ALTER TABLE gateway.call DROP COLUMN answered');
     await q.query('ALTER TABLE gateway.call DROP COLUMN life');
   }
 }

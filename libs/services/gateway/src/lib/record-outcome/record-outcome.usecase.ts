@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { type CallEvent, foldCall, resultAttempt } from '@tollgate/call-life';
+import { type CallEvent, foldCall, isAnswered, resultAttempt } from '@tollgate/call-life';
 import { type CallChange, CallsRepository } from '../calls/calls.repository';
 
 /**
  * Folds the other services' events about calls into the gateway's call rows, a batch at a time: load the states of
  * the batch's calls (one statement, locked), evolve each with its events, save them (one statement). Returns the calls
- * whose state changed, for their waiting requests to be woken after commit.
+ * that became answered, for their waiting requests to be woken after commit.
  */
 @Injectable()
 export class RecordOutcomeUseCase {
@@ -23,7 +23,7 @@ export class RecordOutcomeUseCase {
       changes.push({ intentId, life: next, ...bodyOf(mine, resultAttempt(next)) });
     }
     await this.calls.saveLives(manager, changes);
-    return changes.map((c) => c.intentId);
+    return changes.filter((c) => isAnswered(c.life) && !isAnswered(lives.get(c.intentId)!)).map((c) => c.intentId);
   }
 }
 

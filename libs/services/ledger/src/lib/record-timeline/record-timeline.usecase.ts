@@ -10,4 +10,9 @@ export class RecordTimelineUseCase {
   async execute(manager: EntityManager, event: EventDefinition, envelope: EventEnvelope, intentId: string): Promise<void> {
     await writeTimelineRows(manager, LIVE, [timelineRow(event.topic, envelope, intentId)]);
   }
+
+  /** A batch's call-life events, in one statement. */
+  async executeAll(manager: EntityManager, events: readonly { topic: string; envelope: EventEnvelope; intentId: string }[]): Promise<void> {
+    await writeTimelineRows(manager, LIVE, events.map((e) => timelineRow(e.topic, e.envelope, e.intentId)));
+  }
 }

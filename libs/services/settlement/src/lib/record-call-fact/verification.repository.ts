@@ -1,0 +1,76 @@
+import { type EntityManager } from 'typeorm';
+import { type CallState, confirmedAttempt, providerOf } from '@tollgate/call-life';
+
+/** `settlement.verification`: one row per call, its life as the call-life model's state plus the columns settlement queries. */
+export interface VerificationRow {
+  intent_id: string;
+  life: CallState;
+  hold_id: string | null;
+  amount_minor: string | null;
+  asset: string | null;
+  owner_id: string | null;
+  provider_id: string | null;
+  effect: 'confirmed' | 'rejected' | null;
+  reason: string | null;
+  due_at: Date | null;
+  state: 'open' | 'settled' | 'refunded';
+  closed_at: Date | null;
+  fee_minor: string | null;
+  net_minor: string | null;
+  payout_id: string | null;
+  trace_headers: Record<string, string> | null;
+}
+
+export type LoadedVerification = Pick<VerificationRow, 'intent_id' | 'life' | 'due_at' | 'state'>;
+
+/** A saved state; `dueInMs` opens the verification window (kept if already open), `refunded` closes the call. */
+export interface VerificationChange {
+  intentId: string;
+  life: CallState;
+  dueInMs?: number;
+  traceHeaders?: Record<string, string>;
+  refunded?: boolean;
+}
+
+type Executor = Pick<EntityManager, 'query'>;
+
+/** The columns settlement filters on, from the model. The refund reason is the rejection's code (what finance reads). */
+function derived(life: CallState) {
+  const rejected = Object.values(life.attempts).find((a) => a.rejected)?.rejected;
+  return {
+    hold_id: life.held?.holdId ?? null, amount_minor: life.held?.amount.amountMinor ?? null, asset: life.held?.amount.asset ?? null,
+    owner_id: life.held?.ownerId ?? null, provider_id: providerOf(life) ?? null,
+    effect: confirmedAttempt(life) !== undefined ? 'confirmed' : rejected ? 'rejected' : null, reason: rejected?.code ?? null,
+  };
+}
+
+export class VerificationRepository {
+  /** The states of these calls (those settlement has seen), locked in key order. */
+  async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedVerification>> {
+    const rows = (await m.query(
+      'SELECT intent_id, life, due_at, state FROM settlement.verification WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [intentIds],
+    )) as LoadedVerification[];
+    return new Map(rows.map((r) => [r.intent_id, r]));
+  }
+
+  /** Inserts or updates every changed call in one statement; the window, once open, keeps its due time. */
+  async saveLives(m: Executor, changes: readonly VerificationChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    const rows = changes.map((c) => ({ ...c, ...derived(c.life) }));
+    await m.query(
+      `INSERT INTO settlement.verification AS v (intent_id, life, hold_id, amount_minor, asset, owner_id, provider_id, effect, reason, due_at, trace_headers, state, closed_at)
+       SELECT x.intent_id, x.life, x.hold_id, x.amount_minor, x.asset, x.owner_id, x.provider_id, x.effect, x.reason,
+              now() + x.due_in_ms * interval '1 millisecond', x.trace_headers, CASE WHEN x.refunded THEN 'refunded' ELSE 'open' END,
+              CASE WHEN x.refunded THEN now() END
+         FROM unnest($1::uuid[], $2::jsonb[], $3::uuid[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::float8[], $11::jsonb[], $12::boolean[])
+           AS x(intent_id, life, hold_id, amount_minor, asset, owner_id, provider_id, effect, reason, due_in_ms, trace_headers, refunded)
+       ON CONFLICT (intent_id) DO UPDATE SET life = EXCLUDED.life, hold_id = EXCLUDED.hold_id, amount_minor = EXCLUDED.amount_minor,
+              asset = EXCLUDED.asset, owner_id = EXCLUDED.owner_id, provider_id = EXCLUDED.provider_id, effect = EXCLUDED.effect, reason = EXCLUDED.reason,
+              due_at = COALESCE(v.due_at, EXCLUDED.due_at), trace_headers = COALESCE(v.trace_headers, EXCLUDED.trace_headers),
+              state = CASE WHEN v.state = 'open' THEN EXCLUDED.state ELSE v.state END, closed_at = COALESCE(v.closed_at, EXCLUDED.closed_at)`,
+      [rows.map((r) => r.intentId), rows.map((r) => JSON.stringify(r.life)), rows.map((r) => r.hold_id), rows.map((r) => r.amount_minor),
+        rows.map((r) => r.asset), rows.map((r) => r.owner_id), rows.map((r) => r.provider_id), rows.map((r) => r.effect), rows.map((r) => r.reason),
+        rows.map((r) => r.dueInMs ?? null), rows.map((r) => (r.traceHeaders ? JSON.stringify(r.traceHeaders) : null)), rows.map((r) => r.refunded === true)],
+    );
+  }
+}

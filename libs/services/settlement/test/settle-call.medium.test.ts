@@ -1,0 +1,95 @@
+/**
+ * Medium tier (real PostgreSQL with settlement's migrations and use cases; no Kafka, no HTTP): settlement records a
+ * call's facts with the call-life model, whatever order and batching they arrive in, refunds a rejected effect once,
+ * and pays the provider of the attempt whose effect was confirmed (issue 12 point 6: a fallback from A to B whose
+ * EffectConfirmed overtakes CallDispatched(attempt 2) pays B, never A).
+ */
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { type DataSource } from 'typeorm';
+import { type CallEvent, callEvent, foldCall } from '@tollgate/call-life';
+import { arbitraryDelivery, arbitraryLife, lifeOf } from '@tollgate/call-life/testing';
+import { OutboxWriter } from '@tollgate/messaging';
+import { openServiceDataSource } from '@tollgate/persistence';
+import { createTestDatabase } from '@tollgate/testing';
+import { CloseVerificationUseCase } from '../src/lib/close-verification/close-verification.usecase';
+import { RecordCallFactUseCase } from '../src/lib/record-call-fact/record-call-fact.usecase';
+import { settlementDataSourceOptions } from '../src/lib/settlement.datasource-options';
+import { type SettlementOptions } from '../src/lib/settlement.options';
+
+jest.setTimeout(120_000);
+
+const SETTLEMENT_READS = new Set(['PaymentHeld', 'CallDispatched', 'EffectConfirmed', 'EffectRejected']);
+
+describe('settlement on the call-life model (medium tier)', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+  let record: RecordCallFactUseCase;
+  let close: CloseVerificationUseCase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tollgate_settle');
+    ds = await openServiceDataSource(settlementDataSourceOptions(db.url));
+    const options: SettlementOptions = { databaseUrl: db.url, outboxPollIntervalMs: 1000, verificationWindowMs: 0, sweepIntervalMs: 100, feeBps: 1000 };
+    const outbox = new OutboxWriter('settlement', 'settlement');
+    record = new RecordCallFactUseCase(outbox, options);
+    close = new CloseVerificationUseCase(ds, outbox, options);
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  const deliver = async (events: readonly CallEvent[], batch = events.length) => {
+    for (let i = 0; i < events.length; i += batch) {
+      await ds.transaction((m) => record.execute(m, events.slice(i, i + batch).map((event) => ({ event, eventId: randomUUID(), headers: {} }))));
+    }
+  };
+  const emitted = async (intentId: string, topic: string): Promise<Record<string, unknown>[]> =>
+    (await ds.query(`SELECT envelope->'payload' AS p FROM settlement.outbox_event WHERE topic = $1 AND key = $2`, [topic, intentId])).map((r: { p: Record<string, unknown> }) => r.p);
+  const payableOf = async (intentId: string) =>
+    (await ds.query(`SELECT account FROM settlement.entry e JOIN settlement.posting p USING (posting_id) WHERE p.intent_id = $1 AND account LIKE 'provider:%'`, [intentId]))[0]?.account;
+
+  it('any order, duplication and batching of a life: settled once to the confirmed provider, or refunded once', async () => {
+    const cases = fc.sample(arbitraryLife(['confirmed', 'rejected', 'unknown_then_confirmed', 'unknown_then_rejected', 'refused_before_dispatch'])
+      .chain((life) => fc.tuple(fc.constant(life), arbitraryDelivery(life), fc.integer({ min: 1, max: 3 }))), 30);
+    for (const [life, delivered, batch] of cases) {
+      await deliver(delivered.filter((e) => SETTLEMENT_READS.has(e.type)), batch);
+      const [row] = await ds.query('SELECT life FROM settlement.verification WHERE intent_id = $1', [life.intentId]);
+      expect(row.life).toEqual(foldCall(life.intentId, life.events.filter((e) => SETTLEMENT_READS.has(e.type))));
+      while ((await close.execute()) > 0);
+      const settled = await emitted(life.intentId, 'settlement.call.settled.v1');
+      const refunded = await emitted(life.intentId, 'settlement.call.refunded.v1');
+      if (life.terminal === 'settled') {
+        expect({ settled: settled.length, refunded: refunded.length, provider: settled[0]?.['providerId'] }).toEqual({ settled: 1, refunded: 0, provider: `provider-${life.attempts}` });
+      } else {
+        expect({ settled: settled.length, refunded: refunded.length }).toEqual({ settled: 0, refunded: 1 });
+        expect(refunded[0]).toMatchObject({ holdId: expect.any(String), reason: expect.stringMatching(/^[A-Z_]+$/) });
+      }
+    }
+  });
+
+  it('EffectConfirmed(attempt 2, B) before CallDispatched(attempt 2), in every order: B is paid', async () => {
+    const orders = [[0, 1, 2], [0, 2, 1], [2, 0, 1], [1, 2, 0], [2, 1, 0], [1, 0, 2]];
+    for (const order of orders) {
+      const intentId = randomUUID();
+      const facts = [
+        callEvent('CallDispatched', { intentId, attempt: 1, providerId: 'provider-a' }),
+        callEvent('CallDispatched', { intentId, attempt: 2, providerId: 'provider-b' }),
+        callEvent('EffectConfirmed', { intentId, attempt: 2, method: 'output_contract', providerId: 'provider-b' }),
+      ];
+      await deliver([callEvent('PaymentHeld', { intentId, holdId: randomUUID(), ownerId: 'owner-1', amount: { amountMinor: '1000', asset: 'USDC' } }), ...order.map((i) => facts[i]!)], 1);
+      await close.execute();
+      expect({ order, provider: (await emitted(intentId, 'settlement.call.settled.v1'))[0]?.['providerId'], payable: await payableOf(intentId) })
+        .toEqual({ order, provider: 'provider-b', payable: 'provider:provider-b:payable' });
+    }
+  });
+
+  it('a fact redelivered after the call was refunded refunds nothing more', async () => {
+    const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 500, free: false, fallbacks: 0, branch: 'rejected', final: false });
+    const mine = life.events.filter((e) => SETTLEMENT_READS.has(e.type));
+    await deliver(mine, 1);
+    await deliver(mine, 2);
+    expect(await emitted(life.intentId, 'settlement.call.refunded.v1')).toHaveLength(1);
+  });
+});
