@@ -62,6 +62,7 @@ describe('the decisions every service asks', () => {
     expect(readyToDispatch(at('confirmed', 2))).toBe(true);
     expect(readyToDispatch(at('confirmed', 3))).toBe(false);
     expect(readyToDispatch(at('payment_refused', 2))).toBe(false);
+    expect(readyToDispatch(at('refused_before_dispatch', 3))).toBe(false);
   });
 
   it('the agent is answered with the confirmed result only once the hold is known; a fallback counts its attempts', () => {

@@ -82,9 +82,9 @@ export function providerOf(state: CallState): string | undefined {
   return undefined;
 }
 
-/** Execution: the call is paid for (held, free or x402) and no attempt was dispatched yet. */
+/** Execution: the call is paid for (held, free or x402) and nothing was decided for it yet (no dispatch, no rejection). */
 export function readyToDispatch(state: CallState): boolean {
-  return state.request !== undefined && state.held !== undefined && state.paymentRefused === undefined && attemptCount(state) === 0;
+  return state.request !== undefined && state.held !== undefined && state.paymentRefused === undefined && Object.keys(state.attempts).length === 0;
 }
 
 /** An attempt whose outcome the platform could not know, with no verdict yet: a reconciliation is open for it. */

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CallRequested, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { callEvent, type CallEventType } from '@tollgate/call-life';
+import { CallRequested, type CallRequestedPayload, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
+import { EVENT_TRANSPORT, type EventTransport, on, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
 import { HealthRegistry } from '@tollgate/observability';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
@@ -47,22 +48,15 @@ export class ExecutionEventsHost extends ServiceEventsHost {
       // The catalog has its own consumer, so a slow upstream call never delays binding updates.
       { name: 'execution.catalog', handlers: [on(CatalogToolChanged, ({ manager, payload }) => this.syncBindings.execute(manager, payload))] },
       {
+        // The call's life: a batch's requests and holds, evolved with the call-life model; ready calls are dispatched.
         name: 'execution.calls',
-        handlers: [
-          on(CallRequested, async ({ manager, payload: p, envelope, afterCommit }) => {
-            const d = await this.dispatch.record(manager, p.intentId, {
-              request: {
-                toolId: p.toolId, arguments: p.arguments, deadlineAt: p.deadlineAt, ownerId: p.ownerId, agentId: p.agentId, mcpUrlId: p.mcpUrlId,
-                ...(p.operationKey ? { operationKey: p.operationKey } : {}),
-              },
-            }, envelope.eventId);
-            if (d) afterCommit(() => this.dispatch.start(d));
-          }),
-          on(PaymentHeld, async ({ manager, payload: p, envelope, afterCommit }) => {
-            const d = await this.dispatch.record(manager, p.intentId, { holdId: p.holdId }, envelope.eventId);
-            if (d) afterCommit(() => this.dispatch.start(d));
-          }),
-        ],
+        ...perBatch([CallRequested, PaymentHeld], async ({ manager, events, afterCommit }) => {
+          const dispatches = await this.dispatch.recordAll(manager, events.map((e) => ({
+            event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId,
+            ...(e.type === CallRequested.type ? { arguments: (e.payload as CallRequestedPayload).arguments } : {}),
+          })));
+          afterCommit(() => dispatches.forEach((d) => this.dispatch.start(d)));
+        }),
       },
     ];
   }

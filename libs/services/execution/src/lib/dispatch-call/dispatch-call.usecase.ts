@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
+import { type CallEvent, callEvent, type CallState, evolve, foldCall, initialState, readyToDispatch } from '@tollgate/call-life';
 import {
-  CallDispatched, digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived, type ToolBindingDto, type UnknownOutcomeReason,
+  CallDispatched, type CallDispatchedPayload, digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived, type ToolBindingDto, type UnknownOutcomeReason,
   type UpstreamResultDto,
 } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
@@ -12,21 +13,7 @@ import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
 import { compareReadBack, eligibleBindings, MAX_RESULT_BYTES, mayFallBack, type ReadBackSpec } from './call-policy';
 import { checkResult } from './check-result';
-
-interface ReadyCall {
-  intent_id: string;
-  tool_id: string;
-  arguments: Record<string, unknown>;
-  operation_key: string | null;
-  deadline_at: Date;
-  bindings: ToolBindingDto[] | null;
-  output_schema: Record<string, unknown> | null;
-  kind: 'read' | 'write' | null;
-  read_back: ReadBackSpec | null;
-  owner_id: string | null;
-  agent_id: string | null;
-  mcp_url_id: string | null;
-}
+import { PendingCallsRepository, type ToolBindingRow } from './pending-calls.repository';
 
 /** The part of the R1 scope that is the same for every binding of a call (the server is the binding's provider). */
 export interface CallAuthority {
@@ -90,72 +77,77 @@ export class DispatchCallUseCase {
   /** Calls this process is performing now: the reconciler leaves them alone. */
   readonly inFlight = new Set<string>();
   private readonly running = new Set<Promise<void>>();
+  private readonly pending = new PendingCallsRepository();
 
   constructor(
     @InjectDataSource(EXECUTION) private readonly dataSource: DataSource,
     @Inject(EXECUTION_OUTBOX) private readonly outbox: OutboxWriter,
   ) {}
 
-  /** Records one half (request or hold) and, once both are there, the first dispatch. Runs in the consumer's transaction. */
-  async record(
-    manager: EntityManager,
-    intentId: string,
-    half: { request: { toolId: string; arguments: Record<string, unknown>; operationKey?: string; deadlineAt: string; ownerId: string; agentId: string; mcpUrlId: string } } | { holdId: string },
-    causationId: string,
-  ): Promise<Dispatch | undefined> {
-    await manager.query('INSERT INTO execution.pending_call (intent_id) VALUES ($1) ON CONFLICT DO NOTHING', [intentId]);
-    if ('request' in half) {
-      const r = half.request;
-      await manager.query(
-        `UPDATE execution.pending_call SET tool_id = $2, arguments = $3, operation_key = $4, deadline_at = $5, owner_id = $6, agent_id = $7, mcp_url_id = $8, updated_at = now()
-          WHERE intent_id = $1`,
-        [intentId, r.toolId, JSON.stringify(r.arguments), r.operationKey ?? null, r.deadlineAt, r.ownerId, r.agentId, r.mcpUrlId],
-      );
-    } else {
-      await manager.query('UPDATE execution.pending_call SET hold_id = $2, updated_at = now() WHERE intent_id = $1', [intentId, half.holdId]);
+  /**
+   * A batch of requests and holds, with the call-life model: load the batch's calls (one statement, locked), evolve,
+   * and for each call the model finds ready to dispatch (`readyToDispatch`) record its first dispatch — or, past its
+   * deadline or with no eligible binding, its rejection — evolving the state with what execution emits; save (one
+   * statement). Runs in the consumer's transaction; returns the dispatches to start after commit.
+   */
+  async recordAll(manager: EntityManager, delivered: readonly { event: CallEvent; eventId: string; arguments?: Record<string, unknown> }[]): Promise<Dispatch[]> {
+    const byCall = new Map<string, typeof delivered[number][]>();
+    for (const d of delivered) byCall.set(d.event.payload.intentId, [...(byCall.get(d.event.payload.intentId) ?? []), d]);
+    const loaded = await this.pending.lockLives(manager, [...byCall.keys()]);
+    const changes = [...byCall].map(([intentId, mine]) => ({
+      life: foldCall(intentId, mine.map((d) => d.event), loaded.get(intentId)?.life ?? initialState(intentId)),
+      arguments: mine.find((d) => d.arguments)?.arguments,
+      storedArguments: loaded.get(intentId)?.arguments ?? undefined,
+      causationId: mine.at(-1)!.eventId,
+    }));
+    const ready = changes.filter((c) => readyToDispatch(c.life));
+    const tools = await this.pending.toolsOf(manager, [...new Set(ready.map((c) => c.life.request!.toolId))]);
+    const dispatches: Dispatch[] = [];
+    for (const c of ready) {
+      const decided = await this.decideFirst(manager, c.life, c.arguments ?? c.storedArguments ?? {}, tools.get(c.life.request!.toolId), c.causationId);
+      c.life = decided.life;
+      if (decided.dispatch) dispatches.push(decided.dispatch);
     }
-    const [ready]: ReadyCall[] = await manager.query(
-      `SELECT p.intent_id, p.tool_id, p.arguments, p.operation_key, p.deadline_at, p.owner_id, p.agent_id, p.mcp_url_id, t.bindings, t.output_schema, t.kind, t.read_back
-         FROM execution.pending_call p LEFT JOIN execution.tool_binding t ON t.tool_id = p.tool_id AND t.status = 'active'
-        WHERE p.intent_id = $1 AND p.tool_id IS NOT NULL AND p.hold_id IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM execution.dispatch_attempt a WHERE a.intent_id = p.intent_id)
-        FOR UPDATE OF p`,
-      [intentId],
-    );
-    if (!ready) return undefined;
-    // Issue 21 point 8: past its deadline before anything was sent, the call is a plain failure (the hold is released),
-    // not an unknown outcome: the platform knows no provider was called.
-    if (new Date(ready.deadline_at).getTime() <= Date.now()) {
-      await this.outbox.append(manager, EffectRejected, {
-        intentId, attempt: 1, code: 'PROVIDER_SYSTEM_ERROR', reason: 'The call\'s deadline passed before it could be sent to a provider; nothing was performed.',
-      }, { causationId });
-      return undefined;
-    }
-    const bindings = eligibleBindings(ready.bindings ?? []);
-    if (bindings.length === 0) {
-      await this.outbox.append(manager, EffectRejected, {
-        intentId, attempt: 1, code: 'TOOL_NO_ELIGIBLE_BINDING', reason: 'No healthy provider binding is available for this tool.',
-      }, { causationId });
-      return undefined;
-    }
-    const dispatch: Dispatch = {
-      intentId, toolId: ready.tool_id, bindings, arguments: ready.arguments, deadlineAt: ready.deadline_at, outputSchema: ready.output_schema,
-      operationKey: ready.operation_key ?? intentId, kind: ready.kind ?? 'write', readBack: ready.read_back, authority: callAuthority(ready),
-    };
-    await this.recordDispatch(manager, dispatch, 1, causationId);
-    return dispatch;
+    await this.pending.saveLives(manager, changes);
+    return dispatches;
   }
 
-  private async recordDispatch(m: EntityManager, d: Dispatch, attempt: number, causationId?: string): Promise<void> {
+  /** The first dispatch of a ready call, or its rejection when it cannot be sent; the state evolves with what is emitted. */
+  private async decideFirst(m: EntityManager, life: CallState, args: Record<string, unknown>, tool: ToolBindingRow | undefined, causationId: string): Promise<{ life: CallState; dispatch?: Dispatch }> {
+    const request = life.request!;
+    const intentId = life.intentId;
+    // Past its deadline before anything was sent, the call is a plain failure (the hold is released), not an unknown
+    // outcome: the platform knows no provider was called.
+    const bindings = eligibleBindings(tool?.bindings ?? []);
+    const refusal = new Date(request.deadlineAt).getTime() <= Date.now()
+      ? { code: 'PROVIDER_SYSTEM_ERROR', reason: 'The call\'s deadline passed before it could be sent to a provider; nothing was performed.' }
+      : bindings.length === 0 ? { code: 'TOOL_NO_ELIGIBLE_BINDING', reason: 'No healthy provider binding is available for this tool.' } : undefined;
+    if (refusal) {
+      const rejected = { intentId, attempt: 1, ...refusal };
+      await this.outbox.append(m, EffectRejected, rejected, { causationId });
+      return { life: evolve(life, callEvent('EffectRejected', rejected)) };
+    }
+    const dispatch: Dispatch = {
+      intentId, toolId: request.toolId, bindings, arguments: args, deadlineAt: new Date(request.deadlineAt), outputSchema: tool!.output_schema,
+      operationKey: request.operationKey ?? intentId, kind: tool!.kind ?? 'write', readBack: tool!.read_back,
+      authority: callAuthority({ owner_id: request.ownerId, agent_id: request.agentId, mcp_url_id: request.mcpUrlId ?? null }),
+    };
+    const dispatched = await this.recordDispatch(m, dispatch, 1, causationId);
+    return { life: evolve(life, callEvent('CallDispatched', dispatched)), dispatch };
+  }
+
+  private async recordDispatch(m: EntityManager, d: Dispatch, attempt: number, causationId?: string): Promise<CallDispatchedPayload> {
     const binding = d.bindings[attempt - 1]!;
     await m.query(
       `INSERT INTO execution.dispatch_attempt (intent_id, attempt, binding_id, provider_id, status) VALUES ($1, $2, $3, $4, 'dispatched')`,
       [d.intentId, attempt, binding.bindingId, binding.providerId],
     );
-    await this.outbox.append(m, CallDispatched, {
+    const dispatched: CallDispatchedPayload = {
       intentId: d.intentId, attempt, providerId: binding.providerId, bindingId: binding.bindingId,
       upstreamToolName: binding.upstreamToolName, deadlineAt: d.deadlineAt.toISOString(), operationKey: d.operationKey,
-    }, causationId ? { causationId } : {});
+    };
+    await this.outbox.append(m, CallDispatched, dispatched, causationId ? { causationId } : {});
+    return dispatched;
   }
 
   /**

@@ -1,0 +1,75 @@
+import { type EntityManager } from 'typeorm';
+import { type CallState } from '@tollgate/call-life';
+import { type ToolBindingDto } from '@tollgate/contracts';
+import { type ReadBackSpec } from './call-policy';
+
+/** `execution.pending_call`: one row per call execution has heard of — its life (call-life state) and the request's arguments. */
+export interface PendingCallRow {
+  intent_id: string;
+  life: CallState;
+  tool_id: string | null;
+  arguments: Record<string, unknown> | null;
+  operation_key: string | null;
+  deadline_at: Date | null;
+  owner_id: string | null;
+  agent_id: string | null;
+  mcp_url_id: string | null;
+  hold_id: string | null;
+  updated_at: Date;
+}
+
+/** `execution.tool_binding`: the catalog's bindings of a tool, as execution needs them to dispatch. */
+export interface ToolBindingRow {
+  tool_id: string;
+  bindings: ToolBindingDto[];
+  output_schema: Record<string, unknown> | null;
+  kind: 'read' | 'write' | null;
+  read_back: ReadBackSpec | null;
+  status: string;
+}
+
+export type LoadedPendingCall = Pick<PendingCallRow, 'intent_id' | 'life' | 'arguments'>;
+
+/** A saved state; `arguments` when the request arrived in this batch. */
+export interface PendingCallChange {
+  life: CallState;
+  arguments?: Record<string, unknown>;
+}
+
+type Executor = Pick<EntityManager, 'query'>;
+
+export class PendingCallsRepository {
+  /** The states of these calls, locked in key order (a call's request and hold may arrive in two batches at once). */
+  async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedPendingCall>> {
+    const rows = (await m.query(
+      'SELECT intent_id, life, arguments FROM execution.pending_call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [intentIds],
+    )) as LoadedPendingCall[];
+    return new Map(rows.map((r) => [r.intent_id, r]));
+  }
+
+  /** The active bindings of these tools. */
+  async toolsOf(m: Executor, toolIds: readonly string[]): Promise<Map<string, ToolBindingRow>> {
+    if (toolIds.length === 0) return new Map();
+    const rows = (await m.query(
+      `SELECT tool_id, bindings, output_schema, kind, read_back, status FROM execution.tool_binding WHERE tool_id = ANY($1) AND status = 'active'`, [toolIds],
+    )) as ToolBindingRow[];
+    return new Map(rows.map((r) => [r.tool_id, r]));
+  }
+
+  /** Inserts or updates every changed call in one statement; the request's columns come from the state. */
+  async saveLives(m: Executor, changes: readonly PendingCallChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    const req = (c: PendingCallChange) => c.life.request;
+    await m.query(
+      `INSERT INTO execution.pending_call AS p (intent_id, life, tool_id, arguments, operation_key, deadline_at, owner_id, agent_id, mcp_url_id, hold_id)
+       SELECT * FROM unnest($1::uuid[], $2::jsonb[], $3::text[], $4::jsonb[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::uuid[])
+       ON CONFLICT (intent_id) DO UPDATE SET life = EXCLUDED.life, tool_id = EXCLUDED.tool_id, arguments = COALESCE(EXCLUDED.arguments, p.arguments),
+              operation_key = EXCLUDED.operation_key, deadline_at = EXCLUDED.deadline_at, owner_id = EXCLUDED.owner_id, agent_id = EXCLUDED.agent_id,
+              mcp_url_id = EXCLUDED.mcp_url_id, hold_id = EXCLUDED.hold_id, updated_at = now()`,
+      [changes.map((c) => c.life.intentId), changes.map((c) => JSON.stringify(c.life)), changes.map((c) => req(c)?.toolId ?? null),
+        changes.map((c) => (c.arguments ? JSON.stringify(c.arguments) : null)), changes.map((c) => req(c)?.operationKey ?? null),
+        changes.map((c) => req(c)?.deadlineAt ?? null), changes.map((c) => req(c)?.ownerId ?? null), changes.map((c) => req(c)?.agentId ?? null),
+        changes.map((c) => req(c)?.mcpUrlId ?? null), changes.map((c) => c.life.held?.holdId ?? null)],
+    );
+  }
+}
