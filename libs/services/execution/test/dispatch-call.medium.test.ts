@@ -64,7 +64,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
       const c = call();
       const ordered = reversed ? [...c.events].reverse() : c.events;
       const started = await deliver([...ordered, ...ordered.slice(0, duplicates % 3)], batch);
-      expect(started.map((d) => ({ intentId: d.intentId, provider: d.bindings[0]!.providerId, args: d.arguments }))).toEqual([{ intentId: c.intentId, provider: 'p-a', args: { text: 'hello' } }]);
+      expect(started.map(({ dispatch: d }) => ({ intentId: d.intentId, provider: d.bindings[0]!.providerId, args: d.arguments }))).toEqual([{ intentId: c.intentId, provider: 'p-a', args: { text: 'hello' } }]);
       expect((await outbox(c.intentId)).map((e) => e.type)).toEqual(['CallDispatched']);
       const [row] = await ds.query('SELECT life, arguments, hold_id IS NOT NULL AS held FROM execution.pending_call WHERE intent_id = $1', [c.intentId]);
       expect({ ready: readyToDispatch(row.life), args: row.arguments, held: row.held }).toEqual({ ready: false, args: { text: 'hello' }, held: true });

@@ -42,6 +42,11 @@ export interface EventHandler<P extends object = object> {
   onParked?(ctx: ParkedContext<P>): Promise<void>;
 }
 
+function intentIdOf(payload: object): string | undefined {
+  const id = (payload as { intentId?: unknown }).intentId;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /** One new event of a batch, as a batch applier sees it. */
 export interface BatchEvent {
   type: string;
@@ -57,7 +62,13 @@ export interface BatchContext {
   /** The batch's new events, in delivery order (redelivered ones already dropped by the inbox). */
   events: BatchEvent[];
   manager: EntityManager;
+  /** Runs `fn` once the transaction has committed, in the context active when it was scheduled (see `within`). */
   afterCommit(fn: () => Promise<void> | void): void;
+  /**
+   * Runs work done for one event (what it emits, what it schedules after commit) inside that event's trace: a batch
+   * holds several calls, each with its own trace.
+   */
+  within<T>(event: BatchEvent, fn: () => Promise<T>): Promise<T>;
 }
 
 export type BatchApplier = (ctx: BatchContext) => Promise<void>;
@@ -298,16 +309,22 @@ export class InboxConsumer {
     eventHandleSeconds.observe(labels, (performance.now() - started) / 1000);
   }
 
-  /** A batch applier's call over the batch's new events, with each event's stage metrics. */
+  /**
+   * A batch applier's call over the batch's new events, with each event's stage metrics and its consumer span (so every
+   * event's trace shows this consumer); the batch runs in the first event's span, and `within` gives each event's.
+   */
   private async handleBatch(items: Decoded[], manager: EntityManager, after: Array<() => Promise<void> | void>): Promise<void> {
     if (items.length === 0) return;
     const { name } = this.options;
     const started = performance.now();
-    for (const item of items) eventAgeSeconds.observe({ consumer: name, type: item.envelope.type }, Math.max(0, Date.now() - Date.parse(item.envelope.occurredAt)) / 1000);
-    await inConsumerSpan(name, items[0]!.message.topic, items[0]!.message.headers, undefined, () => this.options.applyBatch!({
-      events: items.map((i) => ({ type: i.envelope.type, topic: i.message.topic, headers: i.message.headers ?? {}, payload: i.payload, envelope: i.envelope })), manager,
-      afterCommit: (fn) => after.push(bindToActiveContext(fn)),
-    }));
+    const events: BatchEvent[] = items.map((i) => ({ type: i.envelope.type, topic: i.message.topic, headers: i.message.headers ?? {}, payload: i.payload, envelope: i.envelope }));
+    const within = <T>(e: BatchEvent, fn: () => Promise<T>) => inConsumerSpan(name, e.topic, e.headers, intentIdOf(e.payload), fn);
+    for (const e of events.slice(1)) {
+      eventAgeSeconds.observe({ consumer: name, type: e.type }, Math.max(0, Date.now() - Date.parse(e.envelope.occurredAt)) / 1000);
+      await within(e, () => Promise.resolve());
+    }
+    eventAgeSeconds.observe({ consumer: name, type: events[0]!.type }, Math.max(0, Date.now() - Date.parse(events[0]!.envelope.occurredAt)) / 1000);
+    await within(events[0]!, () => this.options.applyBatch!({ events, manager, afterCommit: (fn) => after.push(bindToActiveContext(fn)), within }));
     const each = (performance.now() - started) / 1000 / items.length;
     for (const item of items) eventHandleSeconds.observe({ consumer: name, type: item.envelope.type }, each);
   }

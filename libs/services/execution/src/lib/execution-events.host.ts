@@ -50,12 +50,13 @@ export class ExecutionEventsHost extends ServiceEventsHost {
       {
         // The call's life: a batch's requests and holds, evolved with the call-life model; ready calls are dispatched.
         name: 'execution.calls',
-        ...perBatch([CallRequested, PaymentHeld], async ({ manager, events, afterCommit }) => {
+        ...perBatch([CallRequested, PaymentHeld], async ({ manager, events, afterCommit, within }) => {
           const dispatches = await this.dispatch.recordAll(manager, events.map((e) => ({
-            event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId,
+            event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId, within: <T>(fn: () => Promise<T>) => within(e, fn),
             ...(e.type === CallRequested.type ? { arguments: (e.payload as CallRequestedPayload).arguments } : {}),
           })));
-          afterCommit(() => dispatches.forEach((d) => this.dispatch.start(d)));
+          // Each provider call continues its own call's trace.
+          for (const d of dispatches) await d.within(async () => afterCommit(() => this.dispatch.start(d.dispatch)));
         }),
       },
     ];

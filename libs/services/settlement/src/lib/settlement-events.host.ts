@@ -35,8 +35,8 @@ export class SettlementEventsHost extends ServiceEventsHost {
         name: 'settlement',
         // Bookkeeping before a verification window: no agent waits on it, so it gathers events for a moment.
         lingerMs: 50,
-        ...perBatch([PaymentHeld, CallDispatched, EffectConfirmed, EffectRejected], ({ manager, events }) => this.record.execute(manager, events.map((e) => ({
-          event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId, headers: e.headers,
+        ...perBatch([PaymentHeld, CallDispatched, EffectConfirmed, EffectRejected], ({ manager, events, within }) => this.record.execute(manager, events.map((e) => ({
+          event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId, headers: e.headers, within: (fn) => within(e, fn),
         })))),
       },
     ];

@@ -64,10 +64,14 @@ export async function evaluateSearch(ranking: Ranking, dataDir: string, env: Rec
       clients.push(c);
     }
     const readiness = async () => (await (await fetch(`${base}/health/ready`)).json()) as { figures: Record<string, number>; statuses: Record<string, string> };
-    await waitFor('the catalog listed and embedded', async () => {
+    // Registering again (a restart on the same data) re-syncs the provider at its new address: the catalog events that
+    // follow must all be applied (and the index reloaded) before scoring, or a reload mid-evaluation changes a rank.
+    const settled = async () => {
       const r = await readiness();
-      return ranking === 'lexical' || /^words only/.test(r.statuses['gateway.search'] ?? '') || (r.figures['gateway.search.toolsEmbedded'] ?? 0) >= 120;
-    }, 300_000, 500);
+      const embedded = ranking === 'lexical' || /^words only/.test(r.statuses['gateway.search'] ?? '') || (r.figures['gateway.search.toolsEmbedded'] ?? 0) >= 120;
+      return embedded && (r.figures['gateway.consumerLag.tollgate.gateway.catalog'] ?? 0) === 0;
+    };
+    await waitFor('the catalog listed, applied and embedded', async () => (await settled()) && (await new Promise((r) => setTimeout(r, 1000))) === undefined && settled(), 300_000, 500);
     let n = 0;
     const search = async (query: string) => {
       const r = (await clients[n++ % clients.length]!.callTool({ name: 'search_tools', arguments: { query, detail: 'names', limit: 10 } })) as CallToolResult;

@@ -45,6 +45,17 @@ export interface Dispatch {
 export type ReadBackOutcome = { status: 'found'; resource: Record<string, unknown>; result: UpstreamResultDto } | { status: 'missing' } | { status: 'unreachable'; detail: string };
 
 const logger = createLogger(EXECUTION);
+
+/** Runs work done for one event inside its trace (the consumer's `within`). */
+export type Within = <T>(fn: () => Promise<T>) => Promise<T>;
+
+/** A request or hold as delivered to execution (the request's arguments travel beside the model's facts). */
+export interface DeliveredCall {
+  event: CallEvent;
+  eventId: string;
+  arguments?: Record<string, unknown>;
+  within?: Within;
+}
 /** A read-back gets its own short budget: the call's deadline may already be spent. */
 const READ_BACK_MS = 10_000;
 
@@ -90,7 +101,7 @@ export class DispatchCallUseCase {
    * deadline or with no eligible binding, its rejection — evolving the state with what execution emits; save (one
    * statement). Runs in the consumer's transaction; returns the dispatches to start after commit.
    */
-  async recordAll(manager: EntityManager, delivered: readonly { event: CallEvent; eventId: string; arguments?: Record<string, unknown> }[]): Promise<Dispatch[]> {
+  async recordAll(manager: EntityManager, delivered: readonly DeliveredCall[]): Promise<{ dispatch: Dispatch; within: Within }[]> {
     const byCall = new Map<string, typeof delivered[number][]>();
     for (const d of delivered) byCall.set(d.event.payload.intentId, [...(byCall.get(d.event.payload.intentId) ?? []), d]);
     const loaded = await this.pending.lockLives(manager, [...byCall.keys()]);
@@ -99,14 +110,15 @@ export class DispatchCallUseCase {
       arguments: mine.find((d) => d.arguments)?.arguments,
       storedArguments: loaded.get(intentId)?.arguments ?? undefined,
       causationId: mine.at(-1)!.eventId,
+      within: mine.at(-1)!.within ?? (<T>(fn: () => Promise<T>) => fn()),
     }));
     const ready = changes.filter((c) => readyToDispatch(c.life));
     const tools = await this.pending.toolsOf(manager, [...new Set(ready.map((c) => c.life.request!.toolId))]);
-    const dispatches: Dispatch[] = [];
+    const dispatches: { dispatch: Dispatch; within: Within }[] = [];
     for (const c of ready) {
-      const decided = await this.decideFirst(manager, c.life, c.arguments ?? c.storedArguments ?? {}, tools.get(c.life.request!.toolId), c.causationId);
+      const decided = await c.within(() => this.decideFirst(manager, c.life, c.arguments ?? c.storedArguments ?? {}, tools.get(c.life.request!.toolId), c.causationId));
       c.life = decided.life;
-      if (decided.dispatch) dispatches.push(decided.dispatch);
+      if (decided.dispatch) dispatches.push({ dispatch: decided.dispatch, within: c.within });
     }
     await this.pending.saveLives(manager, changes);
     return dispatches;

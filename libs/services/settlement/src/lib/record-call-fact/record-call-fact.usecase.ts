@@ -12,6 +12,8 @@ export interface DeliveredCallEvent {
   event: CallEvent;
   eventId: string;
   headers: Record<string, string>;
+  /** Runs work done for this event inside its trace (the consumer's `within`); directly when absent. */
+  within?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 const TRACE_HEADERS = ['traceparent', 'tracestate'];
@@ -42,7 +44,8 @@ export class RecordCallFactUseCase {
       const change: VerificationChange = { intentId, life, ...this.window(before?.due_at ?? null, life, mine) };
       if ((before?.state ?? 'open') === 'open' && isRefundDue(life)) {
         change.refunded = true;
-        await this.refund(manager, life, mine.at(-1)!.eventId);
+        const cause = mine.at(-1)!;
+        await (cause.within ?? ((fn) => fn()))(() => this.refund(manager, life, cause.eventId));
       }
       changes.push(change);
     }
