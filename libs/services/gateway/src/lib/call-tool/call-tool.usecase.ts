@@ -49,71 +49,32 @@ export class CallToolUseCase {
   async execute(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = []): Promise<ToolCallResult> {
     const read = readOperationKey(meta);
     if (!read.ok) return agentErrorResult({ code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false, message: read.message });
-    const operationKey = read.key;
     // The catalog read model in memory (reloaded on every catalog change, here and on the other replicas via NOTIFY);
     // the table only when this instance has not loaded the tool yet.
-    const doc = this.catalog.get(name)
-      ?? (await this.calls.catalogDoc<CatalogTool>(name));
-    if (!doc || !inScope(doc, profile)) {
-      return agentErrorResult({ code: 'TOOL_NOT_IN_TOOLSET', retryable: false, message: `No tool named "${name}" is available through this URL. Use search_tools to find one.` });
-    }
-    if (doc.status === 'removed' || doc.bindings.length === 0) {
-      return agentErrorResult({ code: 'TOOL_REMOVED', retryable: false, message: `The tool "${name}" is no longer offered by any provider. Search for another.`, details: { name, lastVersion: doc.version } });
-    }
-    const pinnedVersion = meta['assay/contractVersion'];
-    if (typeof pinnedVersion === 'number' && doc.retiredVersions.includes(pinnedVersion)) {
-      return agentErrorResult({
-        code: 'CONTRACT_VERSION_RETIRED', retryable: false, message: `Version ${pinnedVersion} of "${name}" is retired; version ${doc.version} is in force. Read it with get_tool.`,
-        details: { name, requestedVersion: pinnedVersion, currentVersion: doc.version },
-      });
-    }
-    if (profile.providerRules && noProviderFits(doc, profile)) {
-      return agentErrorResult({ code: 'NO_PROVIDER_MATCHES_RULES', retryable: false, message: `No provider of "${name}" is allowed by this URL's provider rules.`, details: { name } });
-    }
-    // R4: the approved contract's input schema, no coercion; refused before anything is recorded or charged.
-    const badArgs = checkCatalogArguments(doc.contractHash, doc.inputSchema, name, args);
-    if (badArgs) return badArgs;
-    // An optional input that no healthy provider's listed contract declares cannot be honoured anywhere.
-    const unsupported = Object.keys(args).find((field) => doc.optionalInputFields.includes(field)
-      && !doc.bindings.some((b) => b.health === 'healthy' && (b.inputProperties === undefined || b.inputProperties.includes(field))));
-    if (unsupported) {
-      return agentErrorResult({
-        code: 'UNSUPPORTED_INPUT_FIELD', retryable: false, message: `No available provider of "${name}" supports the optional input "${unsupported}"; remove it if the call can do without.`,
-        details: { field: unsupported, providers: doc.bindings.map((b) => b.providerId) },
-      });
-    }
+    const doc = this.catalog.get(name) ?? (await this.calls.catalogDoc<CatalogTool>(name));
+    const refused = catalogRefusal(doc, profile, name, args, meta);
+    if (refused) return refused;
     // Access policy (issue 6): decided before any record, hold or dispatch; a refusal leaves no event behind.
     const access = await this.accessPolicy.decide(policies, name, args);
-    if (!access.ok && access.code === 'TOOL_NOT_ALLOWED') {
-      return agentErrorResult({
-        code: 'TOOL_NOT_ALLOWED', retryable: false, message: `${access.message} Check this agent's access policy.`,
-        details: { rule: access.rule, policy: access.subject, policyVersion: access.version },
-      });
-    }
-    if (!access.ok) {
-      return agentErrorResult({
-        code: 'TOOL_ARGUMENTS_INVALID', retryable: false,
-        message: `The access policy refuses these arguments: ${access.violations.map((v) => v.suggestion).join('; ')}.`,
-        details: { policy: access.subject, policyVersion: access.version, violations: access.violations, suggestedFix: access.suggestedFix },
-      });
-    }
-    const pinned = Object.keys(access.pinned).length > 0 ? access.pinned : undefined;
+    if (!access.ok) return accessRefusal(access);
     // x402 (G7): a signed payment travels in the request's _meta, beside the operation key, never in the tool arguments.
     const x402Payment = meta[X402_PAYMENT_META_KEY];
     if (x402Payment !== undefined && (typeof x402Payment !== 'object' || x402Payment === null || Array.isArray(x402Payment) || JSON.stringify(x402Payment).length > 16_384)) {
       return agentErrorResult({ code: 'PAYMENT_REQUIRED', retryable: true, message: `_meta["${X402_PAYMENT_META_KEY}"] must be an x402 payment payload object. Sign the payment requirement and send it there.` });
     }
+    const tool = doc!;
+    const pinned = Object.keys(access.pinned).length > 0 ? access.pinned : undefined;
     const intentId = randomUUID();
     const request: CallRequestedPayload = {
-      intentId, ownerId: caller.ownerId, agentId: caller.agentId, mcpUrlId: caller.mcpUrlId, toolId: doc.toolId, toolName: name, contractVersion: doc.version,
-      arguments: args, argumentsHash: digestOf(args), price: money(BigInt(doc.price.amountMinor), doc.price.asset),
+      intentId, ownerId: caller.ownerId, agentId: caller.agentId, mcpUrlId: caller.mcpUrlId, toolId: tool.toolId, toolName: name, contractVersion: tool.version,
+      arguments: args, argumentsHash: digestOf(args), price: money(BigInt(tool.price.amountMinor), tool.price.asset),
       deadlineAt: new Date(Date.now() + this.options.callDeadlineMs).toISOString(),
-      ...(operationKey !== undefined ? { operationKey } : {}),
+      ...(read.key !== undefined ? { operationKey: read.key } : {}),
       ...(pinned ? { accessPolicy: pinned } : {}),
-      ...(typeof doc.freeCallsPerDay === 'number' ? { freeCallsPerDay: doc.freeCallsPerDay } : {}),
+      ...(typeof tool.freeCallsPerDay === 'number' ? { freeCallsPerDay: tool.freeCallsPerDay } : {}),
       ...(x402Payment !== undefined ? { x402Payment: x402Payment as Record<string, unknown> } : {}),
     };
-    return withLogContext({ intentId }, () => this.run(caller, request, doc.assetDecimals));
+    return withLogContext({ intentId }, () => this.run(caller, request, tool.assetDecimals));
   }
 
   /** Records the call and publishes CallRequested in one transaction, then waits for its answer (or answers a repeat). */
@@ -207,4 +168,53 @@ export class CallToolUseCase {
       await woken;
     }
   }
+}
+
+/** The catalog's refusals, before anything is recorded or charged: scope, removal, retired version, provider rules, R4. */
+function catalogRefusal(doc: CatalogTool | undefined, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown>): ToolCallResult | undefined {
+  if (!doc || !inScope(doc, profile)) {
+    return agentErrorResult({ code: 'TOOL_NOT_IN_TOOLSET', retryable: false, message: `No tool named "${name}" is available through this URL. Use search_tools to find one.` });
+  }
+  if (doc.status === 'removed' || doc.bindings.length === 0) {
+    return agentErrorResult({ code: 'TOOL_REMOVED', retryable: false, message: `The tool "${name}" is no longer offered by any provider. Search for another.`, details: { name, lastVersion: doc.version } });
+  }
+  const pinnedVersion = meta['assay/contractVersion'];
+  if (typeof pinnedVersion === 'number' && doc.retiredVersions.includes(pinnedVersion)) {
+    return agentErrorResult({
+      code: 'CONTRACT_VERSION_RETIRED', retryable: false, message: `Version ${pinnedVersion} of "${name}" is retired; version ${doc.version} is in force. Read it with get_tool.`,
+      details: { name, requestedVersion: pinnedVersion, currentVersion: doc.version },
+    });
+  }
+  if (profile.providerRules && noProviderFits(doc, profile)) {
+    return agentErrorResult({ code: 'NO_PROVIDER_MATCHES_RULES', retryable: false, message: `No provider of "${name}" is allowed by this URL's provider rules.`, details: { name } });
+  }
+  // R4: the approved contract's input schema, no coercion.
+  return checkCatalogArguments(doc.contractHash, doc.inputSchema, name, args) ?? unsupportedInput(doc, name, args);
+}
+
+/** An optional input that no healthy provider's listed contract declares cannot be honoured anywhere. */
+function unsupportedInput(doc: CatalogTool, name: string, args: Record<string, unknown>): ToolCallResult | undefined {
+  const unsupported = Object.keys(args).find((field) => doc.optionalInputFields.includes(field)
+    && !doc.bindings.some((b) => b.health === 'healthy' && (b.inputProperties === undefined || b.inputProperties.includes(field))));
+  if (!unsupported) return undefined;
+  return agentErrorResult({
+    code: 'UNSUPPORTED_INPUT_FIELD', retryable: false, message: `No available provider of "${name}" supports the optional input "${unsupported}"; remove it if the call can do without.`,
+    details: { field: unsupported, providers: doc.bindings.map((b) => b.providerId) },
+  });
+}
+
+type AccessRefused = Extract<Awaited<ReturnType<AccessPolicyService['decide']>>, { ok: false }>;
+
+function accessRefusal(access: AccessRefused): ToolCallResult {
+  if (access.code === 'TOOL_NOT_ALLOWED') {
+    return agentErrorResult({
+      code: 'TOOL_NOT_ALLOWED', retryable: false, message: `${access.message} Check this agent's access policy.`,
+      details: { rule: access.rule, policy: access.subject, policyVersion: access.version },
+    });
+  }
+  return agentErrorResult({
+    code: 'TOOL_ARGUMENTS_INVALID', retryable: false,
+    message: `The access policy refuses these arguments: ${access.violations.map((v) => v.suggestion).join('; ')}.`,
+    details: { policy: access.subject, policyVersion: access.version, violations: access.violations, suggestedFix: access.suggestedFix },
+  });
 }
