@@ -85,6 +85,21 @@ describe('execution dispatches a held call once, with the call-life model (mediu
     expect((await outbox(c.intentId)).map((e) => [e.type, e.p['code']])).toEqual([['EffectRejected', 'TOOL_NO_ELIGIBLE_BINDING']]);
   });
 
+  it('request and hold applied at once by two replicas (first one not committed yet): the second evolves the first\'s state, one dispatch', async () => {
+    const c = call();
+    const first = ds.createQueryRunner();
+    await first.connect();
+    await first.startTransaction();
+    expect(await dispatch.recordAll(first.manager, [{ event: c.events[0]!, eventId: randomUUID(), arguments: { text: 'hello' } }])).toEqual([]);
+    // The second replica's batch waits for the first's row, then sees its request.
+    const second = ds.transaction((m) => dispatch.recordAll(m, [{ event: c.events[1]!, eventId: randomUUID() }]));
+    await new Promise((r) => setTimeout(r, 200));
+    await first.commitTransaction();
+    await first.release();
+    expect((await second).map(({ dispatch: d }) => [d.intentId, d.arguments])).toEqual([[c.intentId, { text: 'hello' }]]);
+    expect((await outbox(c.intentId)).map((e) => e.type)).toEqual(['CallDispatched']);
+  });
+
   it('a request without its hold waits: nothing is dispatched', async () => {
     const c = call();
     expect(await deliver([c.events[0]!], 1)).toEqual([]);

@@ -85,6 +85,22 @@ describe('settlement on the call-life model (medium tier)', () => {
     }
   });
 
+  it('a hold and a confirmed effect applied at once by two replicas (first not committed yet): the call is settled, not lost', async () => {
+    const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 700, free: false, fallbacks: 0, branch: 'confirmed', final: false });
+    const [held, ...rest] = life.events.filter((e) => SETTLEMENT_READS.has(e.type));
+    const first = ds.createQueryRunner();
+    await first.connect();
+    await first.startTransaction();
+    await record.execute(first.manager, [{ event: held!, eventId: randomUUID(), headers: {} }]);
+    const second = ds.transaction((m) => record.execute(m, rest.map((event) => ({ event, eventId: randomUUID(), headers: {} }))));
+    await new Promise((r) => setTimeout(r, 200));
+    await first.commitTransaction();
+    await first.release();
+    await second;
+    while ((await close.execute()) > 0);
+    expect((await emitted(life.intentId, 'settlement.call.settled.v1')).map((p) => p['holdId'])).toEqual([(held!.payload as { holdId: string }).holdId]);
+  });
+
   it('a fact redelivered after the call was refunded refunds nothing more', async () => {
     const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 500, free: false, fallbacks: 0, branch: 'rejected', final: false });
     const mine = life.events.filter((e) => SETTLEMENT_READS.has(e.type));

@@ -39,10 +39,18 @@ export interface PendingCallChange {
 type Executor = Pick<EntityManager, 'query'>;
 
 export class PendingCallsRepository {
-  /** The states of these calls, locked in key order (a call's request and hold may arrive in two batches at once). */
+  /**
+   * The states of these calls, locked. A call not seen yet gets its row first (in key order, so two batches never wait on
+   * each other in a circle): its request and its hold may arrive at two replicas at once, and each must evolve the
+   * other's state, never overwrite it.
+   */
   async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedPendingCall>> {
+    const ids = [...intentIds].sort();
+    await m.query(
+      `INSERT INTO execution.pending_call (intent_id, life) SELECT id, jsonb_build_object('intentId', id, 'attempts', '{}'::jsonb) FROM unnest($1::uuid[]) AS id
+       ON CONFLICT (intent_id) DO NOTHING`, [ids]);
     const rows = (await m.query(
-      'SELECT intent_id, life, arguments FROM execution.pending_call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [intentIds],
+      'SELECT intent_id, life, arguments FROM execution.pending_call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [ids],
     )) as LoadedPendingCall[];
     return new Map(rows.map((r) => [r.intent_id, r]));
   }
@@ -56,16 +64,16 @@ export class PendingCallsRepository {
     return new Map(rows.map((r) => [r.tool_id, r]));
   }
 
-  /** Inserts or updates every changed call in one statement; the request's columns come from the state. */
+  /** Saves every changed call (locked by `lockLives`) in one statement; the request's columns come from the state. */
   async saveLives(m: Executor, changes: readonly PendingCallChange[]): Promise<void> {
     if (changes.length === 0) return;
     const req = (c: PendingCallChange) => c.life.request;
     await m.query(
-      `INSERT INTO execution.pending_call AS p (intent_id, life, tool_id, arguments, operation_key, deadline_at, owner_id, agent_id, mcp_url_id, hold_id)
-       SELECT * FROM unnest($1::uuid[], $2::jsonb[], $3::text[], $4::jsonb[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::uuid[])
-       ON CONFLICT (intent_id) DO UPDATE SET life = EXCLUDED.life, tool_id = EXCLUDED.tool_id, arguments = COALESCE(EXCLUDED.arguments, p.arguments),
-              operation_key = EXCLUDED.operation_key, deadline_at = EXCLUDED.deadline_at, owner_id = EXCLUDED.owner_id, agent_id = EXCLUDED.agent_id,
-              mcp_url_id = EXCLUDED.mcp_url_id, hold_id = EXCLUDED.hold_id, updated_at = now()`,
+      `UPDATE execution.pending_call p SET life = x.life, tool_id = x.tool_id, arguments = COALESCE(x.arguments, p.arguments), operation_key = x.operation_key,
+              deadline_at = x.deadline_at, owner_id = x.owner_id, agent_id = x.agent_id, mcp_url_id = x.mcp_url_id, hold_id = x.hold_id, updated_at = now()
+         FROM unnest($1::uuid[], $2::jsonb[], $3::text[], $4::jsonb[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::uuid[])
+           AS x(intent_id, life, tool_id, arguments, operation_key, deadline_at, owner_id, agent_id, mcp_url_id, hold_id)
+        WHERE p.intent_id = x.intent_id`,
       [changes.map((c) => c.life.intentId), changes.map((c) => JSON.stringify(c.life)), changes.map((c) => req(c)?.toolId ?? null),
         changes.map((c) => (c.arguments ? JSON.stringify(c.arguments) : null)), changes.map((c) => req(c)?.operationKey ?? null),
         changes.map((c) => req(c)?.deadlineAt ?? null), changes.map((c) => req(c)?.ownerId ?? null), changes.map((c) => req(c)?.agentId ?? null),

@@ -45,29 +45,34 @@ function derived(life: CallState) {
 }
 
 export class VerificationRepository {
-  /** The states of these calls (those settlement has seen), locked in key order. */
+  /**
+   * The states of these calls, locked. A call not seen yet gets its row first (in key order): its facts may arrive at
+   * two replicas at once, and each must evolve the other's state, never overwrite it.
+   */
   async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedVerification>> {
+    const ids = [...intentIds].sort();
+    await m.query(
+      `INSERT INTO settlement.verification (intent_id, life) SELECT id, jsonb_build_object('intentId', id, 'attempts', '{}'::jsonb) FROM unnest($1::uuid[]) AS id
+       ON CONFLICT (intent_id) DO NOTHING`, [ids]);
     const rows = (await m.query(
-      'SELECT intent_id, life, due_at, state FROM settlement.verification WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [intentIds],
+      'SELECT intent_id, life, due_at, state FROM settlement.verification WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [ids],
     )) as LoadedVerification[];
     return new Map(rows.map((r) => [r.intent_id, r]));
   }
 
-  /** Inserts or updates every changed call in one statement; the window, once open, keeps its due time. */
+  /** Saves every changed call (locked by `lockLives`) in one statement; the window, once open, keeps its due time. */
   async saveLives(m: Executor, changes: readonly VerificationChange[]): Promise<void> {
     if (changes.length === 0) return;
     const rows = changes.map((c) => ({ ...c, ...derived(c.life) }));
     await m.query(
-      `INSERT INTO settlement.verification AS v (intent_id, life, hold_id, amount_minor, asset, owner_id, provider_id, effect, reason, due_at, trace_headers, state, closed_at)
-       SELECT x.intent_id, x.life, x.hold_id, x.amount_minor, x.asset, x.owner_id, x.provider_id, x.effect, x.reason,
-              now() + x.due_in_ms * interval '1 millisecond', x.trace_headers, CASE WHEN x.refunded THEN 'refunded' ELSE 'open' END,
-              CASE WHEN x.refunded THEN now() END
+      `UPDATE settlement.verification v SET life = x.life, hold_id = x.hold_id, amount_minor = x.amount_minor, asset = x.asset, owner_id = x.owner_id,
+              provider_id = x.provider_id, effect = x.effect, reason = x.reason,
+              due_at = COALESCE(v.due_at, now() + x.due_in_ms * interval '1 millisecond'), trace_headers = COALESCE(v.trace_headers, x.trace_headers),
+              state = CASE WHEN v.state = 'open' AND x.refunded THEN 'refunded' ELSE v.state END,
+              closed_at = CASE WHEN v.state = 'open' AND x.refunded THEN now() ELSE v.closed_at END
          FROM unnest($1::uuid[], $2::jsonb[], $3::uuid[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::float8[], $11::jsonb[], $12::boolean[])
            AS x(intent_id, life, hold_id, amount_minor, asset, owner_id, provider_id, effect, reason, due_in_ms, trace_headers, refunded)
-       ON CONFLICT (intent_id) DO UPDATE SET life = EXCLUDED.life, hold_id = EXCLUDED.hold_id, amount_minor = EXCLUDED.amount_minor,
-              asset = EXCLUDED.asset, owner_id = EXCLUDED.owner_id, provider_id = EXCLUDED.provider_id, effect = EXCLUDED.effect, reason = EXCLUDED.reason,
-              due_at = COALESCE(v.due_at, EXCLUDED.due_at), trace_headers = COALESCE(v.trace_headers, EXCLUDED.trace_headers),
-              state = CASE WHEN v.state = 'open' THEN EXCLUDED.state ELSE v.state END, closed_at = COALESCE(v.closed_at, EXCLUDED.closed_at)`,
+        WHERE v.intent_id = x.intent_id`,
       [rows.map((r) => r.intentId), rows.map((r) => JSON.stringify(r.life)), rows.map((r) => r.hold_id), rows.map((r) => r.amount_minor),
         rows.map((r) => r.asset), rows.map((r) => r.owner_id), rows.map((r) => r.provider_id), rows.map((r) => r.effect), rows.map((r) => r.reason),
         rows.map((r) => r.dueInMs ?? null), rows.map((r) => (r.traceHeaders ? JSON.stringify(r.traceHeaders) : null)), rows.map((r) => r.refunded === true)],
