@@ -209,7 +209,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
       expect(sums.rows[0].s).toBe('0');
     }
     const [wallet] = (await pg.query(`SELECT balance::text AS b FROM payment.balance WHERE account = $1`, [`owner:${ownerId}:available`])).rows;
-    const settled = (await pg.query("SELECT count(*)::int AS n FROM payment.hold WHERE status = 'posted'")).rows[0].n as number;
+    const settled = (await pg.query("SELECT count(*)::int AS n FROM payment.hold WHERE status = 'captured'")).rows[0].n as number;
     expect(BigInt(wallet.b)).toBe(DEPOSIT - PRICE * BigInt(settled));
     await waitFor('the ledger has every answered call', async () =>
       (await pg.query('SELECT count(DISTINCT intent_id)::int AS n FROM ledger.timeline_entry WHERE intent_id = ANY($1)', [intents])).rows[0].n === new Set(intents).size, 60_000, 500);

@@ -105,7 +105,7 @@ describe('chaos: kill -9 of payment and settlement during 200 paid calls (issue 
 
     // Every hold resolved, exactly once, by one posting.
     const holds = await pg.query(`SELECT status, count(*)::int AS n FROM payment.hold GROUP BY status`);
-    expect(holds.rows).toEqual([{ status: 'posted', n: CALLS }]);
+    expect(holds.rows).toEqual([{ status: 'captured', n: CALLS }]);
     const resolvedTwice = await pg.query(`
       SELECT h.hold_id FROM payment.hold h
        WHERE (SELECT count(*) FROM payment.posting p WHERE p.posting_id IN ('capture:' || h.hold_id, 'void:' || h.hold_id)) <> 1

@@ -8,7 +8,7 @@ export interface Posting {
   entries: Entry[];
 }
 
-export type HoldState = { holdId: string; ownerId: string; amount: Money; state: 'pending' | 'posted' | 'voided' };
+export type HoldState = { holdId: string; ownerId: string; amount: Money; state: 'pending' | 'captured' | 'voided' };
 
 export type Rejection =
   | 'INSUFFICIENT_FUNDS'
@@ -24,7 +24,7 @@ export type Outcome = { ok: true; postings: Posting[] } | { ok: false; reason: R
  * The accounting rules as a pure state machine: balances per account and
  * asset, holds (pending transfers) and the postings that made them. Every
  * operation either applies balanced postings or is rejected leaving every
- * balance unchanged. A hold is posted (fully or partly, the rest released)
+ * balance unchanged. A hold is captured (fully or partly, the rest released)
  * or voided, exactly once. No `available` balance goes below zero.
  */
 export class LedgerBook {
@@ -91,7 +91,7 @@ export class LedgerBook {
     if (captured.asset !== h.amount.asset) return { ok: false, reason: 'ASSET_MISMATCH' };
     if (captured.minor < 0n || captured.minor > h.amount.minor) return { ok: false, reason: 'AMOUNT_INVALID' };
     const { fee } = splitFee(captured.minor, feeBps);
-    h.state = 'posted';
+    h.state = 'captured';
     // Both halves of the capture (payment's, then settlement's): clearing is back to zero after them.
     return this.applyAll([
       { id: `capture:${holdId}`, kind: 'capture', entries: Movements.capture(h.ownerId, h.amount, captured.minor, this.owed(h.ownerId, h.amount.asset)) },

@@ -19,7 +19,7 @@ describe('readiness figures from indexes (issue 21 point 5)', () => {
     db = await createTestDatabase('tollgate_payfig');
     ds = await openServiceDataSource(paymentDataSourceOptions(db.url));
     await ds.query(`INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset, status)
-                    SELECT gen_random_uuid(), gen_random_uuid(), 'o', 1, 'USDC', CASE WHEN i <= 3 THEN 'pending' ELSE 'posted' END FROM generate_series(1, 20000) AS i`);
+                    SELECT gen_random_uuid(), gen_random_uuid(), 'o', 1, 'USDC', CASE WHEN i <= 3 THEN 'pending' ELSE 'captured' END FROM generate_series(1, 20000) AS i`);
     await ds.query('ANALYZE payment.hold');
   });
   afterAll(async () => {

@@ -17,7 +17,7 @@ export class ResolveHoldUseCase {
   constructor(@Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter) {}
 
   async capture(manager: EntityManager, holdId: string, capturedMinor: bigint): Promise<void> {
-    const hold = await this.resolve(manager, holdId, 'posted', capturedMinor);
+    const hold = await this.resolve(manager, holdId, 'captured', capturedMinor);
     if (!hold) return;
     const captured = capturedMinor > hold.amount ? hold.amount : capturedMinor;
     const owed = await this.owed(manager, hold.ownerId, hold.asset);
@@ -47,7 +47,7 @@ export class ResolveHoldUseCase {
     return debt < 0n ? -debt : 0n;
   }
 
-  private async resolve(manager: EntityManager, holdId: string, outcome: 'posted' | 'voided', captured?: bigint) {
+  private async resolve(manager: EntityManager, holdId: string, outcome: 'captured' | 'voided', captured?: bigint) {
     const [row] = returnedRows<{ intent_id: string; owner_id: string; amount_minor: string; asset: string }>(await manager.query(
       `UPDATE payment.hold SET status = $2, resolved_at = now(), captured_minor = $3 WHERE hold_id = $1 AND status = 'pending'
         RETURNING intent_id, owner_id, amount_minor, asset`,
