@@ -174,7 +174,7 @@ function writeSecretFile(file: string, text: string): void {
 }
 
 function startEmbeddedPostgresLogged(dataDir: string, port: number) {
-  return startEmbeddedPostgres(dataDir, port, (line) => void (line && logger.debug({ component: 'postgres' }, line)));
+  return startEmbeddedPostgres(dataDir, port, (line) => void (line && logger.debug({ component: 'postgres' }, line)), { unixSocket: true });
 }
 
 async function seedDemo(identities: ManageIdentitiesUseCase, signIn: DeviceSignInUseCase, url: string, adminToken: string): Promise<DemoFile> {
