@@ -1,4 +1,4 @@
-import { type Amount, type CallEvent, type UpstreamResult } from './call-event';
+import { type Amount, type CallEvent, type PaymentRejectedFact, type UpstreamResult } from './call-event';
 
 /** What the model keeps of the request (the arguments stay with the services that need them). */
 export interface RequestFacts {
@@ -24,16 +24,8 @@ export interface HoldFacts {
   x402PaymentResponse?: Record<string, unknown>;
 }
 
-export interface PaymentRefusal {
-  code: string;
-  message: string;
-  retryable: boolean;
-  retryAfterMs?: number;
-  details?: Record<string, unknown>;
-  x402PaymentRequired?: Record<string, unknown>;
-  /** The refusal stands for the operation key: a retry with the same key is answered with it, never run again. */
-  final?: boolean;
-}
+/** Payment's refusal, as PaymentRejected carries it (`final`: the refusal stands for the operation key, never run again). */
+export type PaymentRefusal = Omit<PaymentRejectedFact, 'intentId'>;
 
 /** What the provider answered, without the answer's body (each service keeps the body where it needs it). */
 export interface ResultFacts {

@@ -1,4 +1,5 @@
 import { type EntityManager } from 'typeorm';
+import { lockCallRows } from '@tollgate/persistence';
 import { type CallState } from '@tollgate/call-life';
 import { type ToolBindingDto } from '@tollgate/contracts';
 import { type ReadBackSpec } from './call-policy';
@@ -39,20 +40,9 @@ export interface PendingCallChange {
 type Executor = Pick<EntityManager, 'query'>;
 
 export class PendingCallsRepository {
-  /**
-   * The states of these calls, locked. A call not seen yet gets its row first (in key order, so two batches never wait on
-   * each other in a circle): its request and its hold may arrive at two replicas at once, and each must evolve the
-   * other's state, never overwrite it.
-   */
-  async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedPendingCall>> {
-    const ids = [...intentIds].sort();
-    await m.query(
-      `INSERT INTO execution.pending_call (intent_id, life) SELECT id, jsonb_build_object('intentId', id, 'attempts', '{}'::jsonb) FROM unnest($1::uuid[]) AS id
-       ON CONFLICT (intent_id) DO NOTHING`, [ids]);
-    const rows = (await m.query(
-      'SELECT intent_id, life, arguments FROM execution.pending_call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [ids],
-    )) as LoadedPendingCall[];
-    return new Map(rows.map((r) => [r.intent_id, r]));
+  /** The states of these calls, locked; a call not seen yet gets its row first (`lockCallRows`). */
+  lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedPendingCall>> {
+    return lockCallRows<LoadedPendingCall>(m, 'execution.pending_call', 'intent_id, life, arguments', intentIds);
   }
 
   /** The active bindings of these tools. */

@@ -1,4 +1,5 @@
 import { type EntityManager } from 'typeorm';
+import { lockCallRows } from '@tollgate/persistence';
 import { type CallState, confirmedAttempt, providerOf } from '@tollgate/call-life';
 
 /** `settlement.verification`: one row per call, its life as the call-life model's state plus the columns settlement queries. */
@@ -45,19 +46,9 @@ function derived(life: CallState) {
 }
 
 export class VerificationRepository {
-  /**
-   * The states of these calls, locked. A call not seen yet gets its row first (in key order): its facts may arrive at
-   * two replicas at once, and each must evolve the other's state, never overwrite it.
-   */
-  async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedVerification>> {
-    const ids = [...intentIds].sort();
-    await m.query(
-      `INSERT INTO settlement.verification (intent_id, life) SELECT id, jsonb_build_object('intentId', id, 'attempts', '{}'::jsonb) FROM unnest($1::uuid[]) AS id
-       ON CONFLICT (intent_id) DO NOTHING`, [ids]);
-    const rows = (await m.query(
-      'SELECT intent_id, life, due_at, state FROM settlement.verification WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [ids],
-    )) as LoadedVerification[];
-    return new Map(rows.map((r) => [r.intent_id, r]));
+  /** The states of these calls, locked; a call not seen yet gets its row first (`lockCallRows`). */
+  lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedVerification>> {
+    return lockCallRows<LoadedVerification>(m, 'settlement.verification', 'intent_id, life, due_at, state', intentIds);
   }
 
   /** Saves every changed call (locked by `lockLives`) in one statement; the window, once open, keeps its due time. */
