@@ -25,6 +25,7 @@ const PROVIDERS_TOKEN = 'bench-sample-providers-token';
 const SEQUENTIAL = 300;
 const CONCURRENT_CALLS = 960;
 const PRICE_MINOR = '10';
+const FREE_CALLS = 100;
 const CLOCK_TICKS_PER_S = 100;
 
 async function mcp(url: string, credential?: string): Promise<Client> {
@@ -170,7 +171,7 @@ async function startEmbedded(dataDir: string) {
   return { target, system, upstreamHost };
 }
 
-async function prepareAgents(t: Target): Promise<Client[]> {
+async function prepareAgents(t: Target): Promise<{ agents: Client[]; free: Stats }> {
   const { gateway, discovery, payment } = t.urls;
   await send('POST', `${gateway}/admin/mcp-urls`, { slug: 'bench', discoveryMode: 'search' }, t.admin);
   await send('POST', `${discovery}/admin/providers`, { providerId: 'bench-text', endpoint: t.upstream }, t.admin);
@@ -185,8 +186,18 @@ async function prepareAgents(t: Target): Promise<Client[]> {
   }
   // Price the tool once its first sync reached the gateway (a later sync must not find an older listing to restore).
   await waitFor('word_count in the catalog', async () => !((await agents[0]!.callTool({ name: 'get_tool', arguments: { name: 'word_count' } })) as CallToolResult).isError, 90_000, 500);
+  // Free calls first (the tool is free until priced): the same life without money moving.
+  for (let i = 0; i < 20; i++) await callGatewayFree(agents[0]!, i);
+  const free = await measure(FREE_CALLS, 1, (i) => callGatewayFree(agents[1]!, i));
   await send('PATCH', `${discovery}/admin/tools/word_count`, { priceMinor: PRICE_MINOR, asset: 'USDC', freeCallsPerDay: 0 }, t.admin);
-  return agents;
+  return { agents, free };
+}
+
+async function callGatewayFree(c: Client, i: number): Promise<void> {
+  const r = (await c.callTool({ name: 'call_tool', arguments: { name: 'word_count', arguments: { text: `free ${i}` } } })) as CallToolResult;
+  if (r.isError) throw new Error(JSON.stringify(r._meta));
+  const receipt = r._meta?.['assay/receipt'] as { held?: { amountMinor?: string }; charged?: { amountMinor?: string } } | undefined;
+  if ((receipt?.held?.amountMinor ?? '0') !== '0' || (receipt?.charged?.amountMinor ?? '0') !== '0') throw new Error(`not a free call: ${JSON.stringify(r._meta)}`);
 }
 
 async function callGateway(c: Client, i: number): Promise<void> {
@@ -235,7 +246,7 @@ async function soak(agents: Client[], t: Target, seconds: number) {
 
 /** The measurements of issue 11 point 5 against one running system. */
 async function measureTarget(t: Target): Promise<Record<string, unknown>> {
-  const agents = await prepareAgents(t);
+  const { agents, free } = await prepareAgents(t);
   const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(t.upstream, t.upstreamToken)));
   // The new price reaches every service's catalog copy: wait for paid calls from every agent.
   await waitFor('paid word_count callable', async () => Promise.all(agents.map((a, i) => callGateway(a, i))).then(() => true, () => false), 90_000, 1000);
@@ -272,7 +283,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
   const soakWindows = soakSeconds > 0 ? await soak(agents, t, soakSeconds) : undefined;
   await Promise.all([...agents, ...directs].map((c) => c.close()));
   return {
-    direct, gateway: { sequential, agents16 }, idle,
+    direct, gateway: { sequential, agents16 }, freeCalls: { sequential: free }, idle,
     overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
     costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
     books, hops, ...(soakWindows ? { soak: soakWindows } : {}),
@@ -332,6 +343,7 @@ function report(mode: string, r: Record<string, unknown>): string {
     `${mode} per paid call (sequential): ${c['sequential']!['statements']} statements, ${c['sequential']!['commits']} commits, ${c['sequential']!['cpuMs']} ms CPU (node ${c['sequential']!['nodeCpuMs']}, postgres ${c['sequential']!['postgresCpuMs']})`,
     `${mode} per paid call (16 agents):  ${c['agents16']!['statements']} statements, ${c['agents16']!['commits']} commits, ${c['agents16']!['cpuMs']} ms CPU (node ${c['agents16']!['nodeCpuMs']}, postgres ${c['agents16']!['postgresCpuMs']})`,
     `${mode} books after the run: ${JSON.stringify(r['books'])}`,
+    `${mode} free calls (sequential, through the gateway): p50 ${(r['freeCalls'] as { sequential: Stats }).sequential.p50Ms} ms, p99 ${(r['freeCalls'] as { sequential: Stats }).sequential.p99Ms} ms`,
     `${mode} median gap before each fact (sequential): ${(r['hops'] as { fact: string; medianGapMs: number }[]).map((h) => `${h.fact} ${h.medianGapMs} ms`).join(', ')}`,
     `${mode} most frequent statements per paid call (16 agents):`,
     ...(r['topStatements'] as { perCall: number; query: string }[]).map((t) => `  ${t.perCall.toFixed(2).padStart(6)}  ${t.query}`),
