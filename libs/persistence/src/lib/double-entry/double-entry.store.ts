@@ -55,7 +55,7 @@ export class InsufficientBalance extends Error {
  * lock serialises concurrent holds on one wallet: the database decides who
  * gets the last of a balance), and a CHECK constraint backs that up.
  */
-export async function applyPosting(manager: EntityManager, schema: string, postingId: string, kind: string, allEntries: readonly Entry[], intentId?: string): Promise<boolean> {
+export async function applyPosting(manager: EntityManager, schema: string, postingId: string, kind: string, allEntries: readonly Entry[], intentId?: string, options: { freshId?: boolean } = {}): Promise<boolean> {
   // Nothing moves (a free call's hold): no posting, and no lock on the wallet's rows.
   const entries = allEntries.filter((e) => e.amount !== 0n);
   if (entries.length === 0) return false;
@@ -63,6 +63,11 @@ export async function applyPosting(manager: EntityManager, schema: string, posti
   for (const e of entries) sums.set(e.asset, (sums.get(e.asset) ?? 0n) + e.amount);
   for (const [asset, sum] of sums) if (sum !== 0n) throw new Error(`posting ${postingId} does not balance in ${asset}`);
   const ordered = [...entries].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : a.account.localeCompare(b.account)));
+  const guarded = ordered.filter((x) => x.amount < 0n && !mayGoNegative(x.account));
+  // A posting id never used before (`freshId`) with one guarded debit: the debit goes first, so a short balance throws
+  // before anything is written and the caller needs no savepoint to leave no trace.
+  const debitFirst = options.freshId === true && guarded.length === 1;
+  if (debitFirst) await guardedDebit(manager, schema, guarded[0]!);
   // One statement records the posting and its entries, or nothing when this posting id was applied before.
   const [recorded] = returnedRows<{ n: number }>(await manager.query(
     `WITH p AS (INSERT INTO "${schema}".posting (posting_id, kind, intent_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING posting_id),
@@ -72,15 +77,12 @@ export async function applyPosting(manager: EntityManager, schema: string, posti
      SELECT count(*)::int AS n FROM p`,
     [postingId, kind, intentId ?? null, ordered.map((_, i) => i), ordered.map((e) => e.account), ordered.map((e) => e.asset), ordered.map((e) => e.amount.toString())],
   ));
-  if (!recorded || recorded.n === 0) return false;
-  // Guarded debits one by one: the row lock decides who gets the last of a balance.
-  for (const e of ordered.filter((x) => x.amount < 0n && !mayGoNegative(x.account))) {
-    const debited = returnedRows(await manager.query(
-      `UPDATE "${schema}".balance SET balance = balance + $3 WHERE account = $1 AND asset = $2 AND balance + $3 >= 0 RETURNING balance`,
-      [e.account, e.asset, e.amount.toString()],
-    ));
-    if (debited.length === 0) throw new InsufficientBalance(e.account, e.asset);
+  if (!recorded || recorded.n === 0) {
+    if (debitFirst) throw new Error(`posting ${postingId} was applied before: freshId promised a new one`);
+    return false;
   }
+  // Guarded debits one by one: the row lock decides who gets the last of a balance.
+  if (!debitFirst) for (const e of guarded) await guardedDebit(manager, schema, e);
   // Every other movement in one upsert, one row per account and asset (a statement may touch a row only once).
   const rest = new Map<string, { account: string; asset: string; amount: bigint }>();
   for (const e of ordered.filter((x) => !(x.amount < 0n && !mayGoNegative(x.account)))) {
@@ -96,6 +98,14 @@ export async function applyPosting(manager: EntityManager, schema: string, posti
     );
   }
   return true;
+}
+
+async function guardedDebit(manager: EntityManager, schema: string, e: Entry): Promise<void> {
+  const debited = returnedRows(await manager.query(
+    `UPDATE "${schema}".balance SET balance = balance + $3 WHERE account = $1 AND asset = $2 AND balance + $3 >= 0 RETURNING balance`,
+    [e.account, e.asset, e.amount.toString()],
+  ));
+  if (debited.length === 0) throw new InsufficientBalance(e.account, e.asset);
 }
 
 export async function balanceOf(manager: EntityManager, schema: string, account: string, asset: string, lock = false): Promise<bigint> {

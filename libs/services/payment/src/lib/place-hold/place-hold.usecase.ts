@@ -71,17 +71,15 @@ export class PlaceHoldUseCase {
   private async hold(manager: EntityManager, request: CallRequestedPayload, h: { charged: bigint; free: boolean; approved: boolean; x402Response?: SettleResponse }, causationId: string): Promise<void> {
     const asset = request.price.asset;
     const holdId = randomUUID();
-    // A paid call may find the wallet short, which must leave no trace.
+    // A paid call may find the wallet short, which must leave no trace: the hold's id is new, so its one guarded debit
+    // runs before anything is written (no savepoint needed).
     if (h.charged > 0n) {
-      await manager.query('SAVEPOINT place_hold');
       try {
-        await applyPosting(manager, PAYMENT, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: h.charged, asset }), request.intentId);
+        await applyPosting(manager, PAYMENT, `hold:${holdId}`, 'hold', Movements.hold(request.ownerId, { minor: h.charged, asset }), request.intentId, { freshId: true });
       } catch (e) {
         if (!(e instanceof InsufficientBalance)) throw e;
-        await manager.query('ROLLBACK TO SAVEPOINT place_hold');
         return this.refuse(manager, request, causationId, await this.noFunds(manager, request, h.charged));
       }
-      await manager.query('RELEASE SAVEPOINT place_hold');
     }
     if (h.approved) {
       await manager.query(
