@@ -61,7 +61,6 @@ const notYetInRepositories = [
   'libs/services/gateway/src/lib/authenticate/authenticate.usecase.ts',
   'libs/services/gateway/src/lib/sign-in/device-sign-in.usecase.ts',
   'libs/services/gateway/src/lib/sync-catalog/sync-catalog.usecase.ts',
-  'libs/services/ledger/src/lib/archive-events/archive-event.usecase.ts',
   'libs/services/ledger/src/lib/archive-events/verify-archive.usecase.ts',
   'libs/services/ledger/src/lib/finance-access/finance-tokens.usecase.ts',
   'libs/services/ledger/src/lib/get-call-timeline/get-call-timeline.usecase.ts',

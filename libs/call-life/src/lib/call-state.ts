@@ -1,19 +1,10 @@
-import { type Amount, type CallEvent, type PaymentRejectedFact, type UpstreamResult } from './call-event';
+import { type Amount, type CallEvent, type CallRequestedFact, type PaymentRejectedFact, type UpstreamResult } from './call-event';
 
-/** What the model keeps of the request (the arguments stay with the services that need them). */
-export interface RequestFacts {
-  ownerId: string;
-  agentId: string;
-  mcpUrlId?: string;
-  toolId: string;
-  toolName?: string;
-  price: Amount;
-  operationKey?: string;
-  deadlineAt: string;
-  freeCallsPerDay?: number;
+/** What the model keeps of the request: its facts, without the arguments (kept by the services that need them). */
+export type RequestFacts = Omit<CallRequestedFact, 'intentId' | 'x402Payment'> & {
   /** The agent paid with a signed x402 payment. */
   x402?: boolean;
-}
+};
 
 export interface HoldFacts {
   holdId: string;

@@ -17,7 +17,7 @@ import { RecordCallFactUseCase } from '../src/lib/record-call-fact/record-call-f
 import { settlementDataSourceOptions } from '../src/lib/settlement.datasource-options';
 import { type SettlementOptions } from '../src/lib/settlement.options';
 
-jest.setTimeout(120_000);
+jest.setTimeout(60_000);
 
 const SETTLEMENT_READS = new Set(['PaymentHeld', 'CallDispatched', 'EffectConfirmed', 'EffectRejected']);
 

@@ -1,0 +1,50 @@
+import { type EntityManager } from 'typeorm';
+
+/** One lock for the whole chain: archiving transactions take turns (positions and links must not race). */
+export const ARCHIVE_LOCK = 0x7a_c41e;
+
+/** `ledger.event_archive`: one row per consumed event, hash-chained by position (append-only). */
+export interface EventArchiveRow {
+  position: number;
+  event_id: string;
+  topic: string;
+  type: string;
+  key: string;
+  occurred_at: string;
+  event_text: string;
+  prev_hash: string;
+  hash: string;
+}
+
+type Executor = Pick<EntityManager, 'query'>;
+
+/** Every statement that writes the archive. */
+export class EventArchiveRepository {
+  private readonly locked = new WeakSet<object>();
+
+  /** The chain lock, taken once per transaction. */
+  async lock(m: Executor): Promise<void> {
+    if (this.locked.has(m)) return;
+    await m.query('SELECT pg_advisory_xact_lock($1)', [ARCHIVE_LOCK]);
+    this.locked.add(m);
+  }
+
+  /** The chain's head, and which of these events are archived already (a redelivery), in one statement. */
+  async head(m: Executor, eventIds: readonly string[]): Promise<{ position: number | null; hash: string | null; archived: string[] }> {
+    const [row] = (await m.query(
+      `SELECT (SELECT position FROM ledger.event_archive ORDER BY position DESC LIMIT 1)::int AS position,
+              (SELECT hash FROM ledger.event_archive ORDER BY position DESC LIMIT 1) AS hash,
+              (SELECT coalesce(array_agg(event_id::text), '{}') FROM ledger.event_archive WHERE event_id = ANY($1::uuid[])) AS archived`,
+      [eventIds])) as { position: number | null; hash: string | null; archived: string[] }[];
+    return row!;
+  }
+
+  async insert(m: Executor, rows: readonly EventArchiveRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await m.query(
+      `INSERT INTO ledger.event_archive (position, event_id, topic, type, key, occurred_at, event_text, prev_hash, hash)
+       SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[])`,
+      [rows.map((r) => r.position), rows.map((r) => r.event_id), rows.map((r) => r.topic), rows.map((r) => r.type), rows.map((r) => r.key),
+        rows.map((r) => r.occurred_at), rows.map((r) => r.event_text), rows.map((r) => r.prev_hash), rows.map((r) => r.hash)]);
+  }
+}
