@@ -13,6 +13,7 @@ out="$root/.test-results"
 rm -rf "$out" && mkdir -p "$out"
 passed=0
 failed=0
+failures=()
 started_kafka=0
 pg_pid=""
 pg_dir=""
@@ -42,6 +43,15 @@ jest_tier() { # tier extra-args...: counts every test of the tier
   fi
   passed=$((passed + p)); failed=$((failed + f))
   echo "    $tier: $p passed, $f failed"
+  if [ "$f" != 0 ] && [ -s "$out/$tier.json" ]; then failures+=("$out/$tier.json"); fi
+}
+
+# Why each failed test failed (the head of each message), printed last so a CI log's tail carries it.
+print_failures() {
+  [ "${#failures[@]}" = 0 ] && return
+  echo ""
+  echo "==> why they failed"
+  node tools/scripts/print-failures.js "${failures[@]}"
 }
 
 if [ -z "${KAFKA_BROKERS:-}" ]; then
@@ -72,6 +82,7 @@ jest_tier medium --runInBand
 jest_tier integration --runInBand
 jest_tier e2e --runInBand
 
+print_failures
 echo ""
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
