@@ -1,3 +1,4 @@
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -11,6 +12,22 @@ export async function connectAgent(mcpUrl: string, credential: string): Promise<
   const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${credential}` } } }));
   return client;
+}
+
+/**
+ * An agent on the current protocol (issue 20 point 7): the official SDK v2 client pinned to 2026-07-28 — no
+ * `initialize`, `server/discover` first, the `_meta` envelope and `Mcp-Method` headers on every request, and no
+ * fallback to the 2025 handshake.
+ */
+export async function connectModernAgent(mcpUrl: string, credential: string): Promise<ModernClient> {
+  const client = new ModernClient({ name: 'e2e-agent-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new ModernTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${credential}` } } }));
+  return client;
+}
+
+/** What a test needs of an agent, whichever era its client speaks. */
+export interface AgentClient {
+  callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<unknown>;
 }
 
 /** call_tool, retried only while the catalog read model has not yet seen the tool. */
@@ -96,7 +113,7 @@ export const receiptOf = (r: CallToolResult) =>
 export interface ReceiptAmount { asset: string; amountMinor: string; display: string }
 
 /** call_tool as an agent sends it, with an operation key (and any other request metadata, e.g. an x402 payment) in the request `_meta`. */
-export async function callThrough(c: Client, name: string, args: Record<string, unknown>, key?: string, meta: Record<string, unknown> = {}): Promise<CallToolResult> {
+export async function callThrough(c: AgentClient, name: string, args: Record<string, unknown>, key?: string, meta: Record<string, unknown> = {}): Promise<CallToolResult> {
   const all = { ...(key !== undefined ? { 'assay/idempotencyKey': key } : {}), ...meta };
   return (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(Object.keys(all).length > 0 ? { _meta: all } : {}) })) as CallToolResult;
 }

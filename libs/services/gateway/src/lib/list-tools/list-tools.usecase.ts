@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool } from '@modelcontextprotocol/server';
 import { type CatalogTool, effectiveMode, isAccessible, pinnedTools, type UrlProfile } from '../catalog/catalog-access';
 import { CatalogIndex } from '../catalog/catalog-index.service';
 import { HOSTED_TOOLS } from '../hosted-tools/hosted-tools';

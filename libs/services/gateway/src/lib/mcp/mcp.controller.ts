@@ -1,7 +1,5 @@
-import { All, Controller, Param, Post, Req, Res } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { All, Controller, type OnModuleDestroy, Param, Post, Req, Res } from '@nestjs/common';
+import { type AuthInfo, ProtocolError, Server } from '@modelcontextprotocol/server';
 import { type Request, type Response } from 'express';
 import { agentErrorResult } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
@@ -10,7 +8,8 @@ import { AccessPolicyService, type PolicyInForce } from '../access-policy/access
 import { PolicyToolsHost } from '../access-policy/policy-tools.host';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { invalidParams } from './invalid-params';
-import { unsafeInput } from './safe-input';
+import { bothEras, type EraHandler } from './both-eras';
+import { type EdgeRefusal, refuseAtEdge } from './edge-input';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { CallToolUseCase } from '../call-tool/call-tool.usecase';
 import { measuredCall } from './call-metrics';
@@ -36,16 +35,35 @@ const HOSTED = new Set<string>(HOSTED_TOOLS.map((t) => t.name));
 
 type ToolResult = { [k: string]: unknown; content: unknown[]; isError?: boolean; _meta?: Record<string, unknown> };
 
+/** Who is calling, settled by the gateway before the SDK sees the request; the per-request server reads it. */
+interface McpCaller {
+  identity: CallerIdentity;
+  profile: UrlProfile;
+  policies: PolicyInForce[];
+}
+
+/**
+ * How long a client may reuse a `tools/list` answer (2026-07-28 caching hints). The list depends on the credential
+ * (URL scope, access policy), so it is `private`; short, because prices and the catalog change under it and a client
+ * that holds a stale list only learns on its next call.
+ */
+export const TOOLS_LIST_TTL_MS = 30_000;
+
 /**
  * The agents' MCP endpoint: `/mcp/<slug>`, Streamable HTTP, stateless (a
  * fresh server per request, so any gateway instance can answer any request).
+ * Both protocol eras on the same URL (issue 20): 2026-07-28 requests (per-request
+ * `_meta`, `server/discover`, `Mcp-Method` header checks) and 2025-era ones
+ * (`initialize`, then requests), see `both-eras.ts`.
  * Identity comes only from the bearer credential and the URL. The low-level
  * SDK Server is used because catalog tools arrive with JSON Schemas at run
  * time and every refusal must carry the shared error shape (G7), which the
  * high-level McpServer's zod validation would replace with its own text.
  */
 @Controller('mcp')
-export class McpController {
+export class McpController implements OnModuleDestroy {
+  private readonly serve: EraHandler = bothEras((authInfo) => this.buildServer(callerOf(authInfo)), (err) => logger.warn({ err }, 'MCP request refused by the protocol layer'));
+
   constructor(
     private readonly authenticate: AuthenticateUseCase,
     private readonly listTools: ListToolsUseCase,
@@ -69,6 +87,11 @@ export class McpController {
       res.status(f.status).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: f.message, data: { code: auth.code, ...(retry !== undefined ? { retryAfterMs: retry } : {}) } } });
       return;
     }
+    const edge = refuseAtEdge(req.body);
+    if (edge) {
+      await this.refuseBeforeTheProtocol(auth.identity, edge, res);
+      return;
+    }
     const invalid = invalidParams(req.body);
     if (invalid) {
       res.status(200).json({ jsonrpc: '2.0', id: invalid.id, error: { code: -32602, message: 'Invalid params', data: { problems: invalid.problems } } });
@@ -77,19 +100,28 @@ export class McpController {
     const policies = await this.accessPolicy.inForce(auth.identity.ownerId, auth.identity.mcpUrlId);
     // The access policy's tool filter narrows what this caller sees and may call (G1); it never widens the URL's scope.
     const profile: UrlProfile = policies.length > 0 ? { ...auth.profile, allowTool: (n) => this.accessPolicy.toolAllowed(policies, n) } : auth.profile;
-    const server = this.buildServer(auth.identity, profile, policies);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    const caller: McpCaller = { identity: auth.identity, profile, policies };
+    (req as Request & { auth?: AuthInfo }).auth = { token: auth.identity.credentialId, clientId: auth.identity.agentId, scopes: [], extra: { caller } };
     try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await this.serve.node(req, res, req.body);
     } catch (err) {
       logger.error({ err }, 'MCP request failed');
       if (!res.headersSent) res.status(500).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
     }
+  }
+
+  /** Input the SDK must never parse: a refused call (counted, G9) or an invalid request (issue 12). */
+  private async refuseBeforeTheProtocol(caller: CallerIdentity, edge: EdgeRefusal, res: Response): Promise<void> {
+    if (edge.kind === 'params') {
+      res.status(200).json({ jsonrpc: '2.0', id: edge.id, error: { code: -32602, message: 'Invalid params', data: { problems: [edge.problem] } } });
+      return;
+    }
+    const result = await this.callWithRejectionLimit(caller, async () => invalidArguments([edge.problem]));
+    res.status(200).json({ jsonrpc: '2.0', id: edge.id, result: edge.modern ? { ...result, resultType: 'complete' } : result });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.serve.close();
   }
 
   /** Stateless: no server-initiated stream and no session to delete. */
@@ -99,19 +131,22 @@ export class McpController {
     res.status(405).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } });
   }
 
-  private buildServer(caller: CallerIdentity, profile: UrlProfile, policies: PolicyInForce[]): Server {
-    const server = new Server({ name: 'tollgate', version: '0.1.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
+  private buildServer({ identity: caller, profile, policies }: McpCaller): Server {
+    const server = new Server(
+      { name: 'tollgate', version: '0.1.0' },
+      { capabilities: { tools: {} }, cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } } },
+    );
+    server.setRequestHandler('tools/list', async () => {
       const limited = await this.limits.consume('list', `${caller.credentialId}:${caller.mcpUrlId}`);
       if (!limited.ok) {
-        throw new McpError(JSONRPC_RATE_LIMITED, 'tools/list is limited to 60 requests per minute per credential and URL.', { retryAfterMs: limited.retryAfterMs });
+        throw new ProtocolError(JSONRPC_RATE_LIMITED, 'tools/list is limited to 60 requests per minute per credential and URL.', { retryAfterMs: limited.retryAfterMs });
       }
       const listed = this.listTools.execute(profile);
       // The self-verification tools sit beside the hosted ones in search mode, where the gateway has a policy root.
       const extra = listed.mode === 'search' && this.policyTools.enabled ? POLICY_TOOLS.map((t) => ({ ...t, inputSchema: t.inputSchema as never })) : [];
       return { tools: [...listed.tools, ...extra] };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    server.setRequestHandler('tools/call', async (req) => {
       const { name, arguments: args, _meta } = req.params;
       try {
         if (POLICY_TOOL_NAMES.has(name) && this.policyTools.enabled) return (await this.policyTools.call(caller.ownerId, name, args)) as never;
@@ -140,13 +175,7 @@ export class McpController {
   private async dispatch(
     caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown>, policies: PolicyInForce[],
   ): Promise<ToolResult> {
-    // A call that may reach the database and a provider: hostile input is refused here, before either sees it, and
-    // counted as a refused call (issue 12). The discovery tools validate their few fields themselves (G3.1 turns
-    // control characters into spaces).
-    if (name !== 'search_tools' && name !== 'get_tool') {
-      const unsafe = unsafeInput(args ?? {}, 'arguments') ?? unsafeInput(meta, '_meta') ?? unsafeInput(name, 'name');
-      if (unsafe) return invalidArguments([unsafe]);
-    }
+    // Hostile input was refused at the edge (refuseAtEdge), before the SDK, the database or a provider saw it.
     switch (name) {
       case 'search_tools':
         return this.searchTools.execute(caller, profile, args ?? {});
@@ -163,4 +192,11 @@ export class McpController {
         return measuredCall(this.callTool.execute(caller, profile, name, args ?? {}, meta, policies));
     }
   }
+}
+
+/** The caller the controller attached to the request (never anything the client sent). */
+function callerOf(authInfo: AuthInfo | undefined): McpCaller {
+  const caller = authInfo?.extra?.['caller'] as McpCaller | undefined;
+  if (!caller) throw new Error('an MCP request reached the server without an authenticated caller');
+  return caller;
 }

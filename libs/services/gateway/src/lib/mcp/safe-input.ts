@@ -19,15 +19,18 @@ function stringProblem(s: string): string | undefined {
   return undefined;
 }
 
-/** The first problem found in `value` (named by its path under `root`), or undefined when it is safe to handle. */
-export function unsafeInput(value: unknown, root: string): InputProblem | undefined {
+/**
+ * The first problem found in `value` (named by its path under `root`), or undefined when it is safe to handle.
+ * `shapeOnly` checks nesting and size alone (the discovery tools clean their strings themselves, G3.1).
+ */
+export function unsafeInput(value: unknown, root: string, shapeOnly = false): InputProblem | undefined {
   const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: root, depth: 0 }];
   let nodes = 0;
   while (stack.length > 0) {
     const { v, path, depth } = stack.pop()!;
     if (++nodes > MAX_NODES) return { field: root, problem: `must hold at most ${MAX_NODES} values` };
     if (typeof v === 'string') {
-      const p = stringProblem(v);
+      const p = shapeOnly ? undefined : stringProblem(v);
       if (p) return { field: path, problem: p };
       continue;
     }
@@ -38,8 +41,8 @@ export function unsafeInput(value: unknown, root: string): InputProblem | undefi
       continue;
     }
     for (const [k, child] of Object.entries(v)) {
-      if (PROTOTYPE_KEYS.has(k)) return { field: `${path}.${k}`, problem: 'is a reserved name' };
-      const p = stringProblem(k);
+      if (!shapeOnly && PROTOTYPE_KEYS.has(k)) return { field: `${path}.${k}`, problem: 'is a reserved name' };
+      const p = shapeOnly ? undefined : stringProblem(k);
       if (p) return { field: `${path} key`, problem: p };
       stack.push({ v: child, path: `${path}.${k}`, depth: depth + 1 });
     }
