@@ -164,6 +164,27 @@ describe('both MCP eras on one gateway URL (issue 20)', () => {
     expect(unknown.body.error).toMatchObject({ code: -32022, data: { supported: expect.arrayContaining([MODERN]) } });
   });
 
+  it('subscriptions/listen: a 2026-07-28 client hears notifications/tools/list_changed when the catalog changes', async () => {
+    const listener = await connectModernAgent(system.demo['mcpUrl']!, system.demo['credential']!);
+    try {
+      let heard = 0;
+      listener.setNotificationHandler('notifications/tools/list_changed', async () => {
+        heard++;
+      });
+      const subscription = await listener.listen({ toolsListChanged: true });
+      expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+      const repriced = await fetch(`${system.base}/admin/tools/create_review_ticket`, {
+        method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${system.adminToken}` }, body: JSON.stringify({ priceMinor: '1000001', asset: 'USDC' }),
+      });
+      expect(repriced.status).toBe(200);
+      await waitFor('the list_changed notification', async () => heard > 0, 30_000, 100);
+      await subscription.close();
+      expect(await subscription.closed).toBe('local');
+    } finally {
+      await listener.close();
+    }
+  });
+
   it('the credential is checked before either era: no credential is 401 with a Bearer challenge for a 2026-07-28 request too', async () => {
     const res = await fetch(system.demo['mcpUrl']!, {
       method: 'POST',

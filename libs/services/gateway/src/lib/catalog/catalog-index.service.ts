@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import MiniSearch from 'minisearch';
@@ -65,6 +66,9 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
   private pollTimer?: NodeJS.Timeout;
   private loading?: Promise<void>;
   private dirty = false;
+  /** What the last load held (tool documents), to tell a change from a reload of the same catalog. */
+  private fingerprint?: string;
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
@@ -180,8 +184,17 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
     return this.categories;
   }
 
+  /** Calls `listener` after each load that changed the catalog (not the first load, not a reload of the same rows). */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
   /** Loads the read model for tests and benchmarks that build an index without a database. */
   replaceAll(tools: CatalogTool[]): void {
+    const fingerprint = createHash('sha256').update(JSON.stringify(tools.map((t) => [t.toolId, t]).sort((a, b) => (a[0] < b[0] ? -1 : 1)))).digest('base64');
+    const changed = this.fingerprint !== undefined && this.fingerprint !== fingerprint;
+    this.fingerprint = fingerprint;
     const index = CatalogIndex.emptyIndex();
     const active = tools.filter((t) => t.status === 'active');
     index.addAll(active);
@@ -198,6 +211,7 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
     this.index = index;
     // New or changed tools are embedded in the background; once done, rankings are recomputed with them.
     void this.semantic?.sync(active).then(() => this.rankings.clear());
+    if (changed) for (const listener of this.changeListeners) listener();
   }
 
   /** Called after this instance committed a catalog change; other instances hear the NOTIFY. */

@@ -6,6 +6,8 @@ import {
 /** One gateway MCP URL serving both protocol eras, as a Node `(req, res, body)` handler. */
 export interface EraHandler {
   node: ReturnType<typeof toNodeHandler>;
+  /** Tells every open 2026-07-28 `subscriptions/listen` stream (that asked for it) that the tool list changed. */
+  toolsChanged(): void;
   close(): Promise<void>;
 }
 
@@ -17,12 +19,12 @@ export interface EraHandler {
  * - a 2025-era request (no envelope: `initialize`, then plain requests) is answered by a fresh server over a
  *   stateless Streamable HTTP transport with JSON responses — exactly what the gateway answered before.
  * The SDK's own predicate (`isLegacyRequest`) decides, so routing never disagrees with the modern handler.
- * `build` makes the per-request server from the credential the controller already checked.
+ * `build` makes the per-request server from the credential the controller already checked, for the request's era.
  */
-export function bothEras(build: (authInfo: AuthInfo | undefined) => Server, onerror: (err: Error) => void): EraHandler {
-  const modern = createMcpHandler((ctx) => build(ctx.authInfo), { legacy: 'reject', responseMode: 'json', onerror });
+export function bothEras(build: (authInfo: AuthInfo | undefined, era: 'modern' | 'legacy') => Server, onerror: (err: Error) => void): EraHandler {
+  const modern = createMcpHandler((ctx) => build(ctx.authInfo, ctx.era), { legacy: 'reject', responseMode: 'json', onerror });
   const legacy = async (request: Request, options?: McpHandlerRequestOptions): Promise<Response> => {
-    const server = build(options?.authInfo);
+    const server = build(options?.authInfo, 'legacy');
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -34,5 +36,5 @@ export function bothEras(build: (authInfo: AuthInfo | undefined) => Server, oner
   const node = toNodeHandler({
     fetch: async (request, options) => ((await isLegacyRequest(request, options?.parsedBody)) ? legacy(request, options) : modern.fetch(request, options)),
   }, { onerror });
-  return { node, close: () => modern.close() };
+  return { node, toolsChanged: () => modern.notify.toolsChanged(), close: () => modern.close() };
 }

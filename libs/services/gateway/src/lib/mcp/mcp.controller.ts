@@ -1,4 +1,4 @@
-import { All, Controller, type OnModuleDestroy, Param, Post, Req, Res } from '@nestjs/common';
+import { All, Controller, type OnModuleDestroy, type OnModuleInit, Param, Post, Req, Res } from '@nestjs/common';
 import { type AuthInfo, ProtocolError, Server } from '@modelcontextprotocol/server';
 import { type Request, type Response } from 'express';
 import { agentErrorResult } from '@tollgate/contracts';
@@ -11,6 +11,7 @@ import { invalidParams } from './invalid-params';
 import { bothEras, type EraHandler } from './both-eras';
 import { type EdgeRefusal, refuseAtEdge } from './edge-input';
 import { type UrlProfile } from '../catalog/catalog-access';
+import { CatalogIndex } from '../catalog/catalog-index.service';
 import { CallToolUseCase } from '../call-tool/call-tool.usecase';
 import { measuredCall } from './call-metrics';
 import { GetToolUseCase } from '../get-tool/get-tool.usecase';
@@ -61,8 +62,9 @@ export const TOOLS_LIST_TTL_MS = 30_000;
  * high-level McpServer's zod validation would replace with its own text.
  */
 @Controller('mcp')
-export class McpController implements OnModuleDestroy {
-  private readonly serve: EraHandler = bothEras((authInfo) => this.buildServer(callerOf(authInfo)), (err) => logger.warn({ err }, 'MCP request refused by the protocol layer'));
+export class McpController implements OnModuleInit, OnModuleDestroy {
+  private stopNotifying?: () => void;
+  private readonly serve: EraHandler = bothEras((authInfo, era) => this.buildServer(callerOf(authInfo), era), (err) => logger.warn({ err }, 'MCP request refused by the protocol layer'));
 
   constructor(
     private readonly authenticate: AuthenticateUseCase,
@@ -73,7 +75,13 @@ export class McpController implements OnModuleDestroy {
     private readonly limits: RateLimits,
     private readonly accessPolicy: AccessPolicyService,
     private readonly policyTools: PolicyToolsHost,
+    private readonly catalog: CatalogIndex,
   ) {}
+
+  /** 2026-07-28 clients hear of catalog changes on `subscriptions/listen`; every replica follows the catalog itself, so any replica can hold the stream. */
+  onModuleInit(): void {
+    this.stopNotifying = this.catalog.onChange(() => this.serve.toolsChanged());
+  }
 
   @Post(':slug')
   async post(@Param('slug') slug: string, @Req() req: Request, @Res() res: Response): Promise<void> {
@@ -121,6 +129,7 @@ export class McpController implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopNotifying?.();
     await this.serve.close();
   }
 
@@ -131,10 +140,11 @@ export class McpController implements OnModuleDestroy {
     res.status(405).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } });
   }
 
-  private buildServer({ identity: caller, profile, policies }: McpCaller): Server {
+  private buildServer({ identity: caller, profile, policies }: McpCaller, era: 'modern' | 'legacy'): Server {
+    // List changes reach only 2026-07-28 clients (on subscriptions/listen); a stateless 2025-era URL has no stream to carry them.
     const server = new Server(
       { name: 'tollgate', version: '0.1.0' },
-      { capabilities: { tools: {} }, cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } } },
+      { capabilities: { tools: era === 'modern' ? { listChanged: true } : {} }, cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } } },
     );
     server.setRequestHandler('tools/list', async () => {
       const limited = await this.limits.consume('list', `${caller.credentialId}:${caller.mcpUrlId}`);
