@@ -1,5 +1,5 @@
 import { digestOf } from '@tollgate/contracts';
-import { type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool } from '@modelcontextprotocol/client';
 
 /**
  * R3: the hash pins what a caller relies on — the input and output schemas

@@ -1,9 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, Client, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { upstreamHeaders } from './upstream-credentials';
+import { UpstreamEras } from './upstream-eras';
 
 /** R6: one upstream operation never runs longer than this, whatever the caller asks. */
 export const MAX_OPERATION_MS = 30_000;
@@ -53,7 +51,8 @@ function classify(error: unknown, signal: AbortSignal): UpstreamError {
   if (error instanceof UpstreamError) return error;
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   if (signal.aborted || /abort|timed? ?out/i.test(text)) return new UpstreamError('deadline', 'the upstream did not answer before the deadline');
-  const status = (error as { code?: unknown }).code;
+  // The SDK's HTTP errors carry the status (SdkHttpError.status).
+  const status = (error as { status?: unknown }).status;
   const cause = error instanceof Error && error.cause instanceof Error ? `${error.cause.message} ${String((error.cause as NodeJS.ErrnoException).code ?? '')}` : '';
   // Never reached the tool: the connection was refused, or the endpoint answered 502/503/504 (StreamableHTTPError carries the status).
   if (status === 502 || status === 503 || status === 504 || /ECONNREFUSED/.test(`${text} ${cause}`)) {
@@ -72,8 +71,28 @@ function openTransport(target: UpstreamTarget, signal?: AbortSignal): Transport 
 }
 
 function newClient(): Client {
-  // No sampling or elicitation capability: an upstream cannot turn a call into an interaction (R4).
-  return new Client({ name: 'tollgate', version: '0.1.0' }, { capabilities: {} });
+  // No sampling or elicitation capability: an upstream cannot turn a call into an interaction (R4). Both eras:
+  // 2026-07-28 first (server/discover), the 2025 handshake for a provider that does not offer it.
+  return new Client({ name: 'tollgate', version: '0.1.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+}
+
+/** The era each provider speaks, learnt once per process (issue 20 point 5). */
+export const upstreamEras = new UpstreamEras();
+
+function eraKey(target: UpstreamTarget): string {
+  return target.transport === 'http' ? target.endpoint : `stdio:${JSON.stringify([target.command, ...(target.args ?? [])])}`;
+}
+
+/** Connects with the remembered era of the target (probing only when none is fresh) and remembers what it found. */
+async function connectTo(client: Client, target: UpstreamTarget, transport: Transport, options: { signal?: AbortSignal; timeout: number }): Promise<void> {
+  const key = eraKey(target);
+  try {
+    await client.connect(transport, { ...options, prior: upstreamEras.prior(key) });
+  } catch (error) {
+    upstreamEras.forget(key);
+    throw error;
+  }
+  upstreamEras.learn(key, client);
 }
 
 /** Opens an MCP client session to the upstream for one operation and always closes it. */
@@ -83,7 +102,7 @@ export async function withUpstream<T>(scope: UpstreamScope, fn: (client: Client,
   const client = newClient();
   try {
     try {
-      await client.connect(openTransport(scope.target, signal), { signal, timeout: timeoutMs });
+      await connectTo(client, scope.target, openTransport(scope.target, signal), { signal, timeout: timeoutMs });
     } catch {
       throw new UpstreamError('not_sent', 'no session to the upstream could be opened; nothing was sent');
     }
@@ -142,7 +161,8 @@ class UpstreamSessions {
       s = (async () => {
         const client = newClient();
         client.onclose = () => this.sessions.delete(endpoint);
-        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: upstreamHeaders(endpoint) } }), { timeout: 10_000 });
+        const target: UpstreamTarget = { transport: 'http', endpoint };
+        await connectTo(client, target, openTransport(target), { timeout: 10_000 });
         return client;
       })();
       this.sessions.set(endpoint, s);
@@ -185,7 +205,7 @@ export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResu
   if (call.operationKey) _meta['tollgate/operationKey'] = call.operationKey;
   const request = { name: call.toolName, arguments: call.arguments, _meta };
   if (call.target.transport === 'stdio') {
-    return withUpstream(call, async (client, signal, timeout) => (await client.callTool(request, undefined, { signal, timeout })) as CallToolResult);
+    return withUpstream(call, async (client, signal, timeout) => (await client.callTool(request, { signal, timeout })) as CallToolResult);
   }
   const timeoutMs = effectiveTimeout(call.deadlineAt);
   const signal = call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
@@ -198,7 +218,7 @@ export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResu
     throw new UpstreamError('not_sent', 'no session to the provider could be opened; the call was not sent');
   }
   try {
-    return (await client.callTool(request, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
+    return (await client.callTool(request, { signal, timeout: timeoutMs })) as CallToolResult;
   } catch (error) {
     // A session that failed is not trusted again; the next call opens a fresh one.
     sessions.drop(endpoint);
@@ -233,7 +253,8 @@ export async function listUpstreamTools(scope: UpstreamScope): Promise<UpstreamT
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
       if (page > MAX_LIST_PAGES) throw new UpstreamError('limit', `tools/list has more than ${MAX_LIST_PAGES} pages`);
-      const res = await client.listTools(cursor ? { cursor } : {}, { signal, timeout });
+      // Every page from the provider itself: a discovery sync never reads the client's response cache.
+      const res = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout, cacheMode: 'bypass' });
       for (const tool of res.tools) {
         const bytes = Buffer.byteLength(JSON.stringify(tool), 'utf8');
         if (bytes > MAX_TOOL_METADATA_BYTES) refused.push({ name: tool.name, reason: `metadata is ${bytes} bytes, over the ${MAX_TOOL_METADATA_BYTES}-byte limit` });
@@ -259,14 +280,22 @@ export interface UpstreamWatch {
 
 /**
  * Keeps a session open to hear `notifications/tools/list_changed` where the
- * upstream sends it (over the Streamable HTTP GET stream, or stdio).
+ * upstream sends it: on a 2026-07-28 `subscriptions/listen` stream, or on a
+ * 2025-era session (the Streamable HTTP GET stream, or stdio).
  * Resolves once connected; rejects when the upstream cannot be reached.
  */
 export async function watchUpstreamToolList(target: UpstreamTarget, onChanged: () => void, onClosed: () => void): Promise<UpstreamWatch> {
   const client = newClient();
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => onChanged());
+  client.setNotificationHandler('notifications/tools/list_changed', async () => onChanged());
   client.onclose = onClosed;
   const timeout = 10_000;
-  await client.connect(openTransport(target), { timeout });
+  await connectTo(client, target, openTransport(target), { timeout });
+  if (client.getProtocolEra() === 'modern' && client.getServerCapabilities()?.tools?.listChanged) {
+    const subscription = await client.listen({ toolsListChanged: true }, { timeout });
+    // The stream ending (the provider restarted, the network dropped) is the watch ending: discovery re-watches.
+    void subscription.closed.then((reason) => {
+      if (reason !== 'local') void client.close();
+    });
+  }
   return { close: () => client.close() };
 }

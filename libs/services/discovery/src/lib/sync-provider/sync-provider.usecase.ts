@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { returnedRows } from '@tollgate/persistence';
-import { type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool } from '@modelcontextprotocol/client';
 import { contractChanges, contractHashOf, listUpstreamTools, type RefusedTool, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
 import { sanitizeListing } from '../catalog/catalog-listing';
