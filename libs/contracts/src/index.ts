@@ -9,3 +9,4 @@ export * from './lib/events';
 export * from './lib/errors/agent-error';
 export * from './lib/http/device-sign-in';
 export * from './lib/service-events';
+export * from './lib/json-schema';

@@ -253,8 +253,8 @@ export async function listUpstreamTools(scope: UpstreamScope): Promise<UpstreamT
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
       if (page > MAX_LIST_PAGES) throw new UpstreamError('limit', `tools/list has more than ${MAX_LIST_PAGES} pages`);
-      // Every page from the provider itself: a discovery sync never reads the client's response cache.
-      const res = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout, cacheMode: 'bypass' });
+      // One page per request, walked here under the R6 limits (listTools() without a cursor would walk them itself).
+      const res = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { signal, timeout });
       for (const tool of res.tools) {
         const bytes = Buffer.byteLength(JSON.stringify(tool), 'utf8');
         if (bytes > MAX_TOOL_METADATA_BYTES) refused.push({ name: tool.name, reason: `metadata is ${bytes} bytes, over the ${MAX_TOOL_METADATA_BYTES}-byte limit` });

@@ -21,11 +21,18 @@ describe('upstream providers of both eras (issue 20 point 5)', () => {
   let modernUrl: string;
   let legacyUrl: string;
 
-  function tool<S extends { registerTool: LegacyServer['registerTool'] }>(server: S, era: 'modern' | 'legacy'): S {
-    server.registerTool('echo', { description: 'echoes' }, async () => {
-      performed[era]++;
-      return { content: [{ type: 'text', text: `${era} ran` }] };
-    });
+  const echo = (era: 'modern' | 'legacy') => async () => {
+    performed[era]++;
+    return { content: [{ type: 'text' as const, text: `${era} ran` }] };
+  };
+  function modernServer(): ModernServer {
+    const server = new ModernServer({ name: 'modern', version: '1.0.0' });
+    server.registerTool('echo', { description: 'echoes' }, echo('modern'));
+    return server;
+  }
+  function legacyServer(): LegacyServer {
+    const server = new LegacyServer({ name: 'legacy', version: '1.0.0' });
+    server.registerTool('echo', { description: 'echoes' }, echo('legacy'));
     return server;
   }
 
@@ -41,14 +48,14 @@ describe('upstream providers of both eras (issue 20 point 5)', () => {
   }
 
   beforeAll(async () => {
-    const modern = toNodeHandler(createMcpHandler(() => tool(new ModernServer({ name: 'modern', version: '1.0.0' }), 'modern') as never, { legacy: 'reject' }));
+    const modern = toNodeHandler(createMcpHandler(modernServer, { legacy: 'reject' }));
     modernHttp = createServer((req, res) => void body(req).then((b) => {
       seen.modern.push((b as { method?: string } | undefined)?.method ?? req.method ?? '');
       return modern(req, res, b);
     }));
     legacyHttp = createServer((req, res) => void body(req).then(async (b) => {
       seen.legacy.push((b as { method?: string } | undefined)?.method ?? req.method ?? '');
-      const server = tool(new LegacyServer({ name: 'legacy', version: '1.0.0' }), 'legacy');
+      const server = legacyServer();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       await transport.handleRequest(req, res, b);

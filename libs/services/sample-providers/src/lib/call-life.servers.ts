@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { inputRequired, Server, type Tool } from '@modelcontextprotocol/server';
 
 const OPERATION_KEY_META = 'tollgate/operationKey';
 
@@ -12,8 +11,8 @@ export function createSlowToolsServer(): Server {
     inputSchema: { type: 'object', properties: { message: { type: 'string' }, delayMs: { type: 'integer', minimum: 0, maximum: 60000 } }, required: ['message'] },
     annotations: { readOnlyHint: true },
   }];
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler('tools/list', async () => ({ tools }));
+  server.setRequestHandler('tools/call', async (req) => {
     const args = (req.params.arguments ?? {}) as { message?: string; delayMs?: number };
     await new Promise((r) => setTimeout(r, args.delayMs ?? 0));
     return { content: [{ type: 'text', text: `slow: ${String(args.message)}` }] };
@@ -78,8 +77,8 @@ export class ReviewTicketsProvider {
         annotations: { readOnlyHint: true },
       },
     ];
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    server.setRequestHandler('tools/list', async () => ({ tools }));
+    server.setRequestHandler('tools/call', async (req) => {
       const args = (req.params.arguments ?? {}) as Record<string, string>;
       const key = typeof req.params._meta?.[OPERATION_KEY_META] === 'string' ? (req.params._meta[OPERATION_KEY_META] as string) : null;
       if (req.params.name === 'create_review_ticket') {
@@ -102,10 +101,10 @@ export class FlakyProviders {
 
   createServer(providerId: string): Server {
     const server = new Server({ name: providerId, version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    server.setRequestHandler('tools/list', async () => ({
       tools: [{ name: 'flaky_lookup', description: 'Looks a code up; served by two providers.', inputSchema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] }, annotations: { readOnlyHint: true } }],
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: 'text', text: `${providerId} found ${String((req.params.arguments as { code?: string })?.code)}` }] }));
+    server.setRequestHandler('tools/call', async (req) => ({ content: [{ type: 'text', text: `${providerId} found ${String((req.params.arguments as { code?: string })?.code)}` }] }));
     return server;
   }
 
@@ -128,16 +127,15 @@ export function createOddToolsServer(): Server {
     // A write with no read-back declared: when its outcome is lost, only an operator can decide.
     { name: 'launch_probe', description: 'Launches a probe (a write without a read-back).', inputSchema: { type: 'object', properties: { delayMs: { type: 'integer' } } } },
   ];
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler('tools/list', async () => ({ tools }));
+  server.setRequestHandler('tools/call', async (req) => {
     switch (req.params.name) {
       case 'broken_stats':
         return { content: [{ type: 'text', text: '{"count":"many"}' }], structuredContent: { count: 'many' } };
-      case 'ask_user': {
-        // R4: the platform's client declares no elicitation capability, so this interaction fails the call.
-        const answer = await server.elicitInput({ message: 'Which account?', requestedSchema: { type: 'object', properties: { account: { type: 'string' } } } });
-        return { content: [{ type: 'text', text: `asked: ${answer.action}` }] };
-      }
+      case 'ask_user':
+        // R4: the platform's client declares no elicitation capability, so this interaction fails the call (in the
+        // 2026-07-28 era an input_required result the client cannot fulfil; in the 2025 era a request it refuses).
+        return inputRequired({ inputRequests: { account: inputRequired.elicit({ message: 'Which account?', requestedSchema: { type: 'object', properties: { account: { type: 'string' } } } }) } });
       case 'launch_probe':
         await new Promise((r) => setTimeout(r, (req.params.arguments as { delayMs?: number })?.delayMs ?? 0));
         return { content: [{ type: 'text', text: 'probe launched' }] };

@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 type Listing = { category: string; tags: string[]; summary?: string; priceMinor?: string; freeCallsPerDay?: number; tier?: string };
@@ -48,11 +48,11 @@ export function createCatalogDemoServer(): McpServer {
       t.name,
       {
         description: t.description,
-        inputSchema: t.input,
+        inputSchema: z.object(t.input),
         annotations: { readOnlyHint: t.readOnly, openWorldHint: true },
         _meta: { 'tollgate/listing': t.listing },
       },
-      async (args: Record<string, unknown>) => ({ content: [{ type: 'text', text: `${t.name} done: ${JSON.stringify(args)}` }] }),
+      async (args) => ({ content: [{ type: 'text', text: `${t.name} done: ${JSON.stringify(args)}` }] }),
     );
   }
   return server;

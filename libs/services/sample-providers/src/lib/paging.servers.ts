@@ -1,5 +1,4 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Server, type Tool } from '@modelcontextprotocol/server';
 
 /**
  * Low-level upstreams that exercise discovery's R6 guards: tools/list over
@@ -11,8 +10,8 @@ function toolNamed(name: string, description = `Sample paged tool ${name}.`): To
 
 function serverWith(name: string, list: (cursor: string | undefined) => { tools: Tool[]; nextCursor?: string }): Server {
   const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async (req) => list(req.params?.cursor));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: 'text', text: `${req.params.name} ran` }] }));
+  server.setRequestHandler('tools/list', async (req) => list(req.params?.cursor));
+  server.setRequestHandler('tools/call', async (req) => ({ content: [{ type: 'text', text: `${req.params.name} ran` }] }));
   return server;
 }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { All, Body, Controller, Delete, Get, HttpCode, Inject, type OnModuleDestroy, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { adminTokenGuard } from '@tollgate/http';
-import { type Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response } from 'express';
@@ -16,7 +16,7 @@ import { SAMPLE_PROVIDERS_OPTIONS, type SampleProvidersOptions } from './sample-
 const reviewTickets = new ReviewTicketsProvider();
 const flaky = new FlakyProviders();
 
-const STATELESS: Record<string, () => McpServer | Server> = {
+const STATELESS: Record<string, McpServerFactory> = {
   'text-tools': createTextToolsServer,
   'catalog-demo': createCatalogDemoServer,
   'paged-tools': createPagedToolsServer,
@@ -29,6 +29,12 @@ const STATELESS: Record<string, () => McpServer | Server> = {
   'flaky-b': () => flaky.createServer('flaky-b'),
   'odd-tools': createOddToolsServer,
 };
+
+/**
+ * Each stateless provider serves both MCP eras on its URL (issue 20 point 5): 2026-07-28 (server/discover, the
+ * `_meta` envelope) and, per request, the 2025 handshake for older clients. One handler per provider, made once.
+ */
+const HANDLERS = new Map(Object.entries(STATELESS).map(([name, factory]) => [name, toNodeHandler(createMcpHandler(factory, { legacy: 'stateless', responseMode: 'json' }))]));
 
 const notAllowed = (res: Response) =>
   res.status(405).setHeader('Allow', 'POST').json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } });
@@ -166,16 +172,9 @@ export class SampleProvidersController {
       await reviewTickets.create(body.params.arguments ?? {}, typeof key === 'string' ? key : null);
       return void req.socket.destroy();
     }
-    const factory = Object.hasOwn(STATELESS, name) ? STATELESS[name] : undefined;
-    if (!factory) return void res.status(404).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'No such sample provider.' } });
-    const server = factory();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    const handler = HANDLERS.get(name);
+    if (!handler) return void res.status(404).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'No such sample provider.' } });
+    await handler(req, res, req.body);
   }
 
   @All(':name/mcp')

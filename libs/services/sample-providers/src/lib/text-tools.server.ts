@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /**
@@ -12,8 +12,8 @@ export function createTextToolsServer(): McpServer {
     'word_count',
     {
       description: 'Counts the words and characters of a text.',
-      inputSchema: { text: z.string().max(100_000).describe('The text to count.') },
-      outputSchema: { words: z.number().int(), characters: z.number().int() },
+      inputSchema: z.object({ text: z.string().max(100_000).describe('The text to count.') }),
+      outputSchema: z.object({ words: z.number().int(), characters: z.number().int() }),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ text }) => {
@@ -25,7 +25,7 @@ export function createTextToolsServer(): McpServer {
     'reverse_text',
     {
       description: 'Returns the text with its characters in reverse order.',
-      inputSchema: { text: z.string().max(100_000) },
+      inputSchema: z.object({ text: z.string().max(100_000) }),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ text }) => ({ content: [{ type: 'text', text: [...text].reverse().join('') }] }),

@@ -1,5 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { type CallOutcome } from '@tollgate/contracts';
+import { type ValidateFunction } from 'ajv';
+import { type CallOutcome, ProviderSchemas } from '@tollgate/contracts';
 
 export interface ResultVerdict {
   outcome: CallOutcome;
@@ -9,13 +9,13 @@ export interface ResultVerdict {
 }
 
 // strict: false tolerates keywords providers commonly add; coerceTypes stays off (R4: no coercion).
-const ajv = new Ajv({ strict: false, allErrors: true, coerceTypes: false });
+const schemas = new ProviderSchemas({ strict: false, allErrors: true, coerceTypes: false });
 const compiled = new Map<string, ValidateFunction>();
 
 function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = compiled.get(key);
-  if (!v) compiled.set(key, (v = ajv.compile(schema)));
+  if (!v) compiled.set(key, (v = schemas.compile(schema)));
   return v;
 }
 

@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { agentErrorResult, type AgentError } from '@tollgate/contracts';
+import { agentErrorResult, type AgentError, ProviderSchemas } from '@tollgate/contracts';
 
 /**
  * The three hosted tools' input schemas (source 000), served in tools/list and
@@ -93,7 +93,7 @@ export function refusal(error: AgentError): ReturnType<typeof agentErrorResult> 
 }
 
 /** Catalog tools' input schemas come from providers: compiled leniently (unknown keywords allowed), never coercing. */
-const catalogAjv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, strict: false, validateFormats: false });
+const catalogSchemas = new ProviderSchemas({ allErrors: true, coerceTypes: false, useDefaults: false, strict: false, validateFormats: false });
 const catalogValidators = new Map<string, ValidateFunction | 'invalid'>();
 /** R6: a call envelope (tool name and arguments) is at most this many bytes. */
 export const MAX_CALL_ENVELOPE_BYTES = 64_000;
@@ -110,8 +110,7 @@ export function checkCatalogArguments(contractKey: string, schema: Record<string
   let validate = catalogValidators.get(contractKey);
   if (!validate) {
     try {
-      const { $schema: _ignored, ...rest } = schema;
-      validate = catalogAjv.compile(rest);
+      validate = catalogSchemas.compile(schema);
     } catch {
       validate = 'invalid';
     }
