@@ -1,7 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import { ConfigStore, LockUnavailable, type SavedCredentials, SettingsUnreadable } from './config-store';
 import { type GatewayTarget, GatewayUnreachable, SignInFlow } from './sign-in-flow';
 
@@ -19,24 +17,33 @@ const SIGN_IN_TOOL: Tool = {
  * HTTP towards the gateway. Not signed in, it lists only assay_sign_in; once
  * the owner approves the device it lists the gateway's tools (and tells the
  * client with notifications/tools/list_changed) and forwards calls unchanged.
+ * Both MCP eras (issue 20 point 1): `serveStdio` asks `createServer` for the
+ * instance of the connection (2026-07-28 or 2025, as the client opens it), and
+ * the gateway is reached in its newest era.
  */
 export class BridgeServer {
-  readonly server = new Server({ name: 'tollgate-mcp', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
   private upstream?: Client;
   private readonly flow: SignInFlow;
+  /** The instances serving the client (the connection's, and briefly the SDK's era probe). */
+  private readonly servers = new Set<Server>();
 
   constructor(
     private readonly target: GatewayTarget,
     private readonly store: ConfigStore,
     private readonly terminalCommand: string,
   ) {
-    this.flow = new SignInFlow(target, store, (c) => void this.connect(c).then(() => this.server.sendToolListChanged()).catch(() => undefined));
-    this.server.setRequestHandler(ListToolsRequestSchema, async () => {
+    this.flow = new SignInFlow(target, store, (c) => void this.connect(c).then(() => this.toolsChanged()).catch(() => undefined));
+  }
+
+  /** An MCP server for one stdio connection (the factory `serveStdio` calls). */
+  createServer(): Server {
+    const server = new Server({ name: 'tollgate-mcp', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
+    server.setRequestHandler('tools/list', async () => {
       if (!this.upstream) return { tools: [SIGN_IN_TOOL] };
-      const { tools } = await this.upstream.listTools();
+      const { tools } = await this.upstream.listTools(undefined, { cacheMode: 'bypass' });
       return { tools: [...tools, SIGN_IN_TOOL] };
     });
-    this.server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    server.setRequestHandler('tools/call', async (req) => {
       if (req.params.name === SIGN_IN_TOOL.name) return { content: [{ type: 'text', text: await this.signIn() }] };
       if (!this.upstream) {
         return { isError: true, content: [{ type: 'text', text: 'Not signed in to Tollgate. Call assay_sign_in first.' }] };
@@ -44,6 +51,13 @@ export class BridgeServer {
       // Payment and idempotency metadata travel in _meta unchanged; the result comes back as the gateway sent it.
       return (await this.upstream.callTool({ name: req.params.name, arguments: req.params.arguments ?? {}, ...(req.params._meta ? { _meta: req.params._meta } : {}) })) as never;
     });
+    server.onclose = () => this.servers.delete(server);
+    this.servers.add(server);
+    return server;
+  }
+
+  private toolsChanged(): void {
+    for (const server of this.servers) void server.sendToolListChanged().catch(() => undefined);
   }
 
   /** Connects with a saved credential, if there is one for this gateway and URL. Unreadable settings leave it signed out. */
@@ -60,11 +74,11 @@ export class BridgeServer {
   async close(): Promise<void> {
     this.flow.stop();
     await this.upstream?.close().catch(() => undefined);
-    await this.server.close();
+    await Promise.all([...this.servers].map((s) => s.close().catch(() => undefined)));
   }
 
   private async connect(c: SavedCredentials): Promise<void> {
-    const client = new Client({ name: 'tollgate-mcp', version: '0.1.0' });
+    const client = new Client({ name: 'tollgate-mcp', version: '0.1.0' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${this.target.gateway}/mcp/${this.target.slug}`), {
       requestInit: { headers: { Authorization: `Bearer ${c.credential}` } },
     }));
@@ -93,9 +107,9 @@ export class BridgeServer {
       return started.kind === 'other-window' ? otherWindowText(started.userCode) : approvalText(started.approvalUrl, started.userCode);
     } catch (e) {
       if (e instanceof SettingsUnreadable || e instanceof LockUnavailable || e instanceof GatewayUnreachable) {
-        throw new McpError(ErrorCode.InternalError, `Could not start the sign-in: ${e.message}.`);
+        throw new ProtocolError(ProtocolErrorCode.InternalError, `Could not start the sign-in: ${e.message}.`);
       }
-      throw new McpError(ErrorCode.InternalError, 'Could not start the sign-in.');
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'Could not start the sign-in.');
     }
   }
 }

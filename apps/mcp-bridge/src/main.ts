@@ -7,7 +7,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Command } from 'commander';
 import { BridgeServer } from './bridge-server';
 import { ConfigStore } from './config-store';
@@ -33,13 +33,14 @@ const program = new Command('tollgate-mcp').description('Tollgate\'s MCP tools f
 withCommon(program.command('serve', { isDefault: true }).description('the stdio MCP server a desktop client starts (the default)')).action(async (o: Options) => {
   const bridge = new BridgeServer(target(o), new ConfigStore(o.configDir), terminalCommand(o));
   await bridge.resume();
+  const connection = serveStdio(() => bridge.createServer());
   const stop = async () => {
+    await connection.close();
     await bridge.close();
     process.exit(0);
   };
   process.stdin.on('end', () => void stop());
   process.on('SIGTERM', () => void stop());
-  await bridge.server.connect(new StdioServerTransport());
 });
 
 withCommon(program.command('sign-in').description('sign in from a terminal: prints the approval link and waits')).action(async (o: Options) => {

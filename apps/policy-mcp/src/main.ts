@@ -3,7 +3,7 @@
  * stdio MCP server. `--policy-root DIR` is the only place policies are read
  * from. stdout carries JSON-RPC only; diagnostics go to stderr.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Command, InvalidArgumentError } from 'commander';
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -26,21 +26,21 @@ const program = new Command('tollgate-policy-mcp')
 async function main(): Promise<void> {
   const { policyRoot, timeoutMs } = program.opts<{ policyRoot: string; timeoutMs: number }>();
   const tools = new PolicyToolsService(policyRoot, new WorkerEvaluator(), { timeoutMs });
-  const server = createPolicyMcpServer(tools);
-  const transport = new StdioServerTransport();
-  // An invalid line is dropped by the transport (P5: no response); note it on stderr without its content.
-  transport.onerror = () => process.stderr.write('tollgate-policy-mcp: ignored a line that is not a JSON-RPC message\n');
+  // Both MCP eras on stdio (issue 20 point 1): the connection's opening picks the era; one server serves it.
+  // An invalid line is dropped (P5: no response); it is noted on stderr without its content.
+  const connection = serveStdio(() => createPolicyMcpServer(tools), {
+    onerror: () => process.stderr.write('tollgate-policy-mcp: ignored a line that is not a JSON-RPC message\n'),
+  });
   const stop = async () => {
     // Requests already read are answered before the process goes.
     await new Promise((resolve) => setImmediate(resolve));
     await tools.idle();
     await tools.close();
-    await server.close();
+    await connection.close();
     process.exit(0);
   };
   process.stdin.on('end', () => void stop());
   process.on('SIGTERM', () => void stop());
-  await server.connect(transport);
 }
 
 main().catch(() => {

@@ -8,6 +8,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -113,6 +115,23 @@ describe('tollgate-mcp: local stdio bridge and device sign-in (G2)', () => {
     const restarted = await bridge(dir);
     expect((await restarted.listTools()).tools.map((t) => t.name)).toContain('word_count');
     expect(await signIn(restarted)).toBe(CONNECTED);
+  });
+
+  it('serves a desktop client pinned to 2026-07-28 the same tools, resumed from the saved credential (issue 20 point 1)', async () => {
+    const modern = new ModernClient({ name: 'desktop-client-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    try {
+      await modern.connect(new ModernStdio({
+        command: process.execPath,
+        args: [path.join(WORKSPACE_ROOT, 'apps/mcp-bridge/bin/tollgate-mcp.js'), '--gateway', base, '--url', 'demo', '--config-dir', path.join(configRoot, 'a'), '--device-name', 'e2e laptop'],
+        cwd: WORKSPACE_ROOT,
+      }));
+      expect(modern.getProtocolEra()).toBe('modern');
+      expect((await modern.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['word_count', 'assay_sign_in']));
+      const counted = await modern.callTool({ name: 'call_tool', arguments: { name: 'word_count', arguments: { text: 'one two' } } });
+      expect(counted.structuredContent).toEqual({ words: 2, characters: 7 });
+    } finally {
+      await modern.close();
+    }
   });
 
   it('after an expired sign-in, returns the terminal command and the last link, and never starts another', async () => {

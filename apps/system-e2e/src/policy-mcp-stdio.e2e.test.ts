@@ -6,6 +6,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { WORKSPACE_ROOT } from '@tollgate/testing';
 
 jest.setTimeout(60_000);
@@ -105,5 +107,25 @@ describe('tollgate-policy-mcp over stdio (P4, P5)', () => {
     expect(payloadOf(r)).toEqual({ allowed: false, error: { code: 'E_TIMEOUT', message: 'Tool execution timed out' } });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(payloadOf(await call(10, 'assay_check_args', { tool: 'bulk_delete', arguments: {}, policy: 'support.yaml' }))).toMatchObject({ allowed: false, violations: [{ constraint: 'tools.deny: *delete*' }] });
+  });
+});
+
+/** Issue 20 points 1 and 7: the same binary serves a client pinned to 2026-07-28 (the official SDK v2 client over stdio). */
+describe('tollgate-policy-mcp over stdio, 2026-07-28', () => {
+  it('connects through server/discover, lists the policy tools and answers a check', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'policy-mcp-modern-'));
+    writeFileSync(path.join(dir, 'support.yaml'), ['version: "2.0"', 'tools:', '  deny: ["*delete*"]'].join('\n'));
+    const client = new ModernClient({ name: 'e2e-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    try {
+      await client.connect(new ModernStdio({ command: process.execPath, args: [path.join(WORKSPACE_ROOT, 'apps/policy-mcp/bin/tollgate-policy-mcp.js'), '--policy-root', dir], cwd: WORKSPACE_ROOT }));
+      expect(client.getProtocolEra()).toBe('modern');
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['assay_check_args', 'assay_check_sequence', 'assay_policy_decide']);
+      const r = await client.callTool({ name: 'assay_check_args', arguments: { tool: 'bulk_delete', arguments: {}, policy: 'support.yaml' } });
+      const text = (r.content as { type: string; text: string }[])[0]!.text;
+      expect(JSON.parse(text)).toMatchObject({ allowed: false, violations: [{ constraint: 'tools.deny: *delete*' }] });
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
