@@ -4,7 +4,7 @@
  * get_tool, call_tool and direct tools, receipts, operation keys, refusals in the shared error shape, the tools/list
  * rate limit — and the 2026-07-28 wire rules (server/discover, header checks, caching hints, resultType) hold.
  */
-import { type Client as ModernClient } from '@modelcontextprotocol/client';
+import { Client as ModernClientClass, type Client as ModernClient, StreamableHTTPClientTransport as ModernTransportClass } from '@modelcontextprotocol/client';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { waitFor } from '@tollgate/testing';
@@ -182,6 +182,48 @@ describe('both MCP eras on one gateway URL (issue 20)', () => {
       expect(await subscription.closed).toBe('local');
     } finally {
       await listener.close();
+    }
+  });
+
+  it('approval required, 2026-07-28: an input_required prompt; once the owner approves and the client confirms, the same call runs, charged once (issue 20 point 4)', async () => {
+    const agentId = (await postJson(`${system.base}/admin/owners/${system.demo['ownerId']}/agents`, { name: 'Approval agent' }, system.adminToken)).json['agentId'] as string;
+    const credential = (await postJson(`${system.base}/admin/agents/${agentId}/credentials`, {}, system.adminToken)).json['credential'] as string;
+    const policy = await fetch(`${system.base}/admin/owners/${system.demo['ownerId']}/agents/${agentId}/spend-policy`, {
+      method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${system.adminToken}` }, body: JSON.stringify({ approvalThresholdMinor: '100000' }),
+    });
+    expect(policy.status).toBe(200);
+    const client = new ModernClientClass({ name: 'e2e-approvals', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: MODERN } } });
+    let answer: 'approve' | 'decline' = 'approve';
+    const prompts: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const message = (request.params as { message: string }).message;
+      prompts.push(message);
+      if (answer === 'decline') return { action: 'decline' };
+      // The owner approves (the admin API, as `tollgate-ops money approve` does), then the user confirms.
+      const approvalId = /approval ([0-9a-f-]{36})/.exec(message)![1]!;
+      await postJson(`${system.base}/admin/approvals/${approvalId}/approve`, { decidedBy: 'owner@example.com' }, system.adminToken);
+      return { action: 'accept', content: { approved: true } };
+    });
+    await client.connect(new ModernTransportClass(new URL(system.demo['mcpUrl']!), { requestInit: { headers: { Authorization: `Bearer ${credential}` } } }));
+    try {
+      const key = 'eras-approval-1';
+      const approved = await callThrough(client, 'reverse_text', { text: 'approve me' }, key);
+      expect(errorOf(approved)).toBeUndefined();
+      expect(approved.content).toEqual([{ type: 'text', text: 'em evorppa' }]);
+      expect(receiptOf(approved)).toMatchObject({ held: { amountMinor: '250000', asset: 'USDC' } });
+      expect(prompts).toHaveLength(1);
+      expect(prompts[0]).toMatch(/owner's approval/);
+      // The same key again is the stored answer (no new prompt, no second charge).
+      const replay = await callThrough(client, 'reverse_text', { text: 'approve me' }, key);
+      expect(receiptOf(replay)?.intentId).toBe(receiptOf(approved)!.intentId);
+      expect(prompts).toHaveLength(1);
+      // A declined prompt gets the refusal itself, in the shared error shape.
+      answer = 'decline';
+      const declined = await callThrough(client, 'reverse_text', { text: 'no' }, 'eras-approval-2');
+      expect(errorOf(declined)).toMatchObject({ code: 'MCP_APPROVAL_REQUIRED', retryable: true, details: { approvalId: expect.any(String) } });
+      expect(prompts).toHaveLength(2);
+    } finally {
+      await client.close();
     }
   });
 

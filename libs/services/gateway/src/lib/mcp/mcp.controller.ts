@@ -8,6 +8,7 @@ import { AccessPolicyService, type PolicyInForce } from '../access-policy/access
 import { PolicyToolsHost } from '../access-policy/policy-tools.host';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { invalidParams } from './invalid-params';
+import { approvalAsInput } from './approval-input';
 import { bothEras, type EraHandler } from './both-eras';
 import { type EdgeRefusal, refuseAtEdge } from './edge-input';
 import { type UrlProfile } from '../catalog/catalog-access';
@@ -156,11 +157,15 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
       const extra = listed.mode === 'search' && this.policyTools.enabled ? POLICY_TOOLS.map((t) => ({ ...t, inputSchema: t.inputSchema as never })) : [];
       return { tools: [...listed.tools, ...extra] };
     });
-    server.setRequestHandler('tools/call', async (req) => {
+    server.setRequestHandler('tools/call', async (req, ctx) => {
       const { name, arguments: args, _meta } = req.params;
       try {
         if (POLICY_TOOL_NAMES.has(name) && this.policyTools.enabled) return (await this.policyTools.call(caller.ownerId, name, args)) as never;
-        return (await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, (_meta ?? {}) as Record<string, unknown>, policies))) as never;
+        const result = await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, (_meta ?? {}) as Record<string, unknown>, policies));
+        if (era === 'legacy') return result as never;
+        // The 2026-07-28 envelope (client capabilities) and a retry's answers reach the handler through the context.
+        const request = ctx.mcpReq as { envelope?: Record<string, unknown>; inputResponses?: Record<string, unknown> };
+        return approvalAsInput(result, request.envelope ?? {}, request.inputResponses) as never;
       } catch (err) {
         logger.error({ err, tool: name }, 'tool call failed inside the gateway');
         return agentErrorResult({ code: 'INTERNAL_SERVER_ERROR', retryable: true, message: 'The gateway failed unexpectedly. Retry with the same operation key.' }) as never;
