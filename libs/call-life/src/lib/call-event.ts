@@ -43,6 +43,13 @@ export interface PaymentRejectedFact {
   final?: boolean;
 }
 
+/** The agent asked to cancel (tasks/cancel); execution honours it only before anything was sent. */
+export interface CallCancelRequestedFact {
+  intentId: string;
+  agentId: string;
+  requestedAt: string;
+}
+
 export interface CallDispatchedFact {
   intentId: string;
   attempt: number;
@@ -114,6 +121,7 @@ export interface CallFacts {
   CallRequested: CallRequestedFact;
   PaymentHeld: PaymentHeldFact;
   PaymentRejected: PaymentRejectedFact;
+  CallCancelRequested: CallCancelRequestedFact;
   CallDispatched: CallDispatchedFact;
   ResultReceived: ResultReceivedFact;
   OutcomeUnknown: OutcomeUnknownFact;
@@ -126,7 +134,7 @@ export interface CallFacts {
 export type CallEventType = keyof CallFacts;
 
 export const CALL_EVENT_TYPES: readonly CallEventType[] = [
-  'CallRequested', 'PaymentHeld', 'PaymentRejected', 'CallDispatched', 'ResultReceived',
+  'CallRequested', 'PaymentHeld', 'PaymentRejected', 'CallCancelRequested', 'CallDispatched', 'ResultReceived',
   'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected', 'CallSettled', 'CallRefunded',
 ];
 

@@ -59,6 +59,8 @@ export interface CallState {
   request?: RequestFacts;
   held?: HoldFacts;
   paymentRefused?: PaymentRefusal;
+  /** The agent asked to cancel (a request: it takes effect only before dispatch, see isCancelDue). */
+  cancelRequested?: { agentId: string; requestedAt: string };
   /** By attempt number (1, 2, … — one per provider tried). */
   attempts: Record<string, AttemptFacts>;
   settled?: SettledFacts;
@@ -119,6 +121,10 @@ export function evolve(state: CallState, event: CallEvent): CallState {
     case 'PaymentRejected': {
       const { intentId: _intentId, ...refusal } = event.payload;
       return { ...state, paymentRefused: join(state.paymentRefused, defined<PaymentRefusal>({ ...refusal, final: refusal.final === true ? true : undefined })) };
+    }
+    case 'CallCancelRequested': {
+      const p = event.payload;
+      return { ...state, cancelRequested: join(state.cancelRequested, { agentId: p.agentId, requestedAt: p.requestedAt }) };
     }
     case 'CallDispatched': {
       const p = event.payload;

@@ -84,8 +84,30 @@ export function providerOf(state: CallState): string | undefined {
 
 /** Execution: the call is paid for (held, free or x402) and nothing was decided for it yet (no dispatch, no rejection). */
 export function readyToDispatch(state: CallState): boolean {
-  return state.request !== undefined && state.held !== undefined && state.paymentRefused === undefined && Object.keys(state.attempts).length === 0;
+  return state.request !== undefined && state.held !== undefined && state.paymentRefused === undefined && Object.keys(state.attempts).length === 0
+    && state.cancelRequested === undefined;
 }
+
+/**
+ * Execution cancels the call now (EffectRejected CALL_CANCELLED, so the hold is refunded): the agent asked, and
+ * nothing was sent or decided yet. A cancel that arrives after the first dispatch changes nothing.
+ */
+export function isCancelDue(state: CallState): boolean {
+  return state.cancelRequested !== undefined && state.request !== undefined && state.paymentRefused === undefined && Object.keys(state.attempts).length === 0;
+}
+
+/** Whether the agent may still cancel: nothing sent to a provider and no answer yet (the gateway's view; execution decides). */
+export function mayCancel(state: CallState): boolean {
+  return !isTerminal(state) && state.paymentRefused === undefined && attemptsOf(state).length === 0;
+}
+
+/** The call was cancelled by its agent before dispatch. */
+export function wasCancelled(state: CallState): boolean {
+  return anyAttempt(state, (a) => a.rejected?.code === CANCELLED_CODE);
+}
+
+/** The agent error code of a call cancelled before dispatch. */
+export const CANCELLED_CODE = 'CALL_CANCELLED';
 
 /** An attempt whose outcome the platform could not know, with no verdict yet: a reconciliation is open for it. */
 export function openUnknownAttempt(state: CallState): number | undefined {

@@ -14,9 +14,9 @@ export interface GeneratedLife {
   attempts: number;
 }
 
-export type LifeBranch = 'payment_refused' | 'confirmed' | 'rejected' | 'unknown_then_confirmed' | 'unknown_then_rejected' | 'refused_before_dispatch';
+export type LifeBranch = 'payment_refused' | 'confirmed' | 'rejected' | 'unknown_then_confirmed' | 'unknown_then_rejected' | 'refused_before_dispatch' | 'cancelled_before_dispatch';
 
-const BRANCHES: readonly LifeBranch[] = ['payment_refused', 'confirmed', 'rejected', 'unknown_then_confirmed', 'unknown_then_rejected', 'refused_before_dispatch'];
+const BRANCHES: readonly LifeBranch[] = ['payment_refused', 'confirmed', 'rejected', 'unknown_then_confirmed', 'unknown_then_rejected', 'refused_before_dispatch', 'cancelled_before_dispatch'];
 const DIGEST = 'a'.repeat(64);
 
 interface LifeShape {
@@ -49,6 +49,12 @@ function result(s: LifeShape, attempt: number, outcome: 'success' | 'provider_er
 function execution(s: LifeShape): CallEvent[] {
   const i = s.intentId;
   if (s.branch === 'refused_before_dispatch') return [callEvent('EffectRejected', { intentId: i, attempt: 1, code: 'PROVIDER_SYSTEM_ERROR', reason: 'deadline passed before sending' })];
+  if (s.branch === 'cancelled_before_dispatch') {
+    return [
+      callEvent('CallCancelRequested', { intentId: i, agentId: 'agent-1', requestedAt: '2026-12-04T09:59:00.000Z' }),
+      callEvent('EffectRejected', { intentId: i, attempt: 1, code: 'CALL_CANCELLED', reason: 'cancelled by the agent before it was sent' }),
+    ];
+  }
   const events: CallEvent[] = [];
   for (let a = 1; a <= s.fallbacks; a++) events.push(callEvent('CallDispatched', { intentId: i, attempt: a, providerId: `provider-${a}`, bindingId: `b-${a}`, upstreamToolName: 'reverse' }), result(s, a, 'provider_error'));
   const last = s.fallbacks + 1;
@@ -75,7 +81,7 @@ export function lifeOf(s: LifeShape): GeneratedLife {
   const held = callEvent('PaymentHeld', { intentId: i, holdId: s.holdId, ownerId: 'owner-1', amount, ...(s.free ? { free: true } : {}) });
   const executed = execution(s);
   const confirmed = s.branch === 'confirmed' || s.branch === 'unknown_then_confirmed';
-  const last = s.branch === 'refused_before_dispatch' ? 0 : s.fallbacks + 1;
+  const last = s.branch === 'refused_before_dispatch' || s.branch === 'cancelled_before_dispatch' ? 0 : s.fallbacks + 1;
   const ending = confirmed
     ? callEvent('CallSettled', { intentId: i, holdId: s.holdId, providerId: `provider-${last}`, amount, ownerId: 'owner-1' })
     : callEvent('CallRefunded', { intentId: i, holdId: s.holdId, amount, reason: 'effect rejected', ownerId: 'owner-1' });

@@ -1,6 +1,6 @@
 import { type EventDefinition } from './event-definition';
 import {
-  CallDispatched, CallLifeEvents, CallRefunded, CallRequested, CallSettled, CatalogToolChanged, DeadLetterParked, EffectConfirmed, EffectRejected,
+  CallCancelRequested, CallDispatched, CallLifeEvents, CallRefunded, CallRequested, CallSettled, CatalogToolChanged, DeadLetterParked, EffectConfirmed, EffectRejected,
   HoldReleased, MoneyEvents, OutcomeUnknown, PaymentHeld, PaymentRejected, PayoutIssued, ResultReceived, WalletChargedBack, WalletFunded,
 } from './events';
 
@@ -18,7 +18,7 @@ export interface ServiceEventDeclaration {
  */
 export const ServiceEvents = {
   gateway: {
-    emits: [CallRequested, DeadLetterParked],
+    emits: [CallRequested, CallCancelRequested, DeadLetterParked],
     consumes: [CatalogToolChanged, CallDispatched, ResultReceived, EffectConfirmed, EffectRejected, PaymentHeld, PaymentRejected, OutcomeUnknown, CallSettled, CallRefunded],
   },
   discovery: { emits: [CatalogToolChanged], consumes: [] },
@@ -28,7 +28,7 @@ export const ServiceEvents = {
   },
   execution: {
     emits: [CallDispatched, ResultReceived, OutcomeUnknown, EffectConfirmed, EffectRejected, DeadLetterParked],
-    consumes: [CatalogToolChanged, CallRequested, PaymentHeld],
+    consumes: [CatalogToolChanged, CallRequested, CallCancelRequested, PaymentHeld],
   },
   settlement: {
     emits: [CallSettled, CallRefunded, PayoutIssued, DeadLetterParked],

@@ -7,6 +7,7 @@
  */
 export const Topics = {
   callRequested: 'gateway.call.requested.v1',
+  callCancelRequested: 'gateway.call.cancel-requested.v1',
   paymentHeld: 'payment.hold.placed.v1',
   paymentRejected: 'payment.hold.rejected.v1',
   callDispatched: 'execution.call.dispatched.v1',

@@ -105,4 +105,27 @@ describe('execution dispatches a held call once, with the call-life model (mediu
     expect(await deliver([c.events[0]!], 1)).toEqual([]);
     expect(await outbox(c.intentId)).toEqual([]);
   });
+
+  // Issue 20 point 3: the agent's tasks/cancel, as CallCancelRequested, in any order with the request and the hold.
+  const cancel = (intentId: string) => callEvent('CallCancelRequested', { intentId, agentId: 'agent-1', requestedAt: new Date().toISOString() });
+
+  it('a cancel before dispatch, in any order and batching with the request and hold: rejected CALL_CANCELLED once, never dispatched', async () => {
+    // The cancel is delivered no later than the second of request and hold (or in the same batch as it).
+    const cases = fc.sample(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, 1, 2), fc.boolean()), 12).filter(([batch, at]) => at < 2 || batch === 3);
+    for (const [batch, at, reversed] of cases) {
+      const c = call();
+      const events = reversed ? [...c.events].reverse() : [...c.events];
+      events.splice(at, 0, cancel(c.intentId));
+      expect(await deliver([...events, cancel(c.intentId)], batch)).toEqual([]);
+      expect((await outbox(c.intentId)).map((e) => [e.type, e.p['code']])).toEqual([['EffectRejected', 'CALL_CANCELLED']]);
+      expect(await ds.query('SELECT count(*)::int AS n FROM execution.dispatch_attempt WHERE intent_id = $1', [c.intentId])).toEqual([{ n: 0 }]);
+    }
+  });
+
+  it('a cancel after the first dispatch changes nothing (the call was sent)', async () => {
+    const c = call();
+    expect(await deliver(c.events, 2)).toHaveLength(1);
+    expect(await deliver([cancel(c.intentId)], 1)).toEqual([]);
+    expect((await outbox(c.intentId)).map((e) => e.type)).toEqual(['CallDispatched']);
+  });
 });

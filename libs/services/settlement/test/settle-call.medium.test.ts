@@ -51,7 +51,7 @@ describe('settlement on the call-life model (medium tier)', () => {
     (await ds.query(`SELECT account FROM settlement.entry e JOIN settlement.posting p USING (posting_id) WHERE p.intent_id = $1 AND account LIKE 'provider:%'`, [intentId]))[0]?.account;
 
   it('any order, duplication and batching of a life: settled once to the confirmed provider, or refunded once', async () => {
-    const cases = fc.sample(arbitraryLife(['confirmed', 'rejected', 'unknown_then_confirmed', 'unknown_then_rejected', 'refused_before_dispatch'])
+    const cases = fc.sample(arbitraryLife(['confirmed', 'rejected', 'unknown_then_confirmed', 'unknown_then_rejected', 'refused_before_dispatch', 'cancelled_before_dispatch'])
       .chain((life) => fc.tuple(fc.constant(life), arbitraryDelivery(life), fc.integer({ min: 1, max: 3 }))), 30);
     for (const [life, delivered, batch] of cases) {
       await deliver(delivered.filter((e) => SETTLEMENT_READS.has(e.type)), batch);

@@ -1,4 +1,5 @@
 import { type EventDefinition } from '../event-definition';
+import { CallCancelRequested } from './call-cancel-requested/call-cancel-requested.event';
 import { CallDispatched } from './call-dispatched/call-dispatched.event';
 import { CallRefunded } from './call-refunded/call-refunded.event';
 import { CallRequested } from './call-requested/call-requested.event';
@@ -16,6 +17,7 @@ import { ResultReceived } from './result-received/result-received.event';
 import { WalletChargedBack } from './wallet-charged-back/wallet-charged-back.event';
 import { WalletFunded } from './wallet-funded/wallet-funded.event';
 
+export * from './call-cancel-requested/call-cancel-requested.event';
 export * from './call-dispatched/call-dispatched.event';
 export * from './call-refunded/call-refunded.event';
 export * from './call-requested/call-requested.event';
@@ -38,6 +40,7 @@ export const CallLifeEvents = [
   CallRequested,
   PaymentHeld,
   PaymentRejected,
+  CallCancelRequested,
   CallDispatched,
   ResultReceived,
   OutcomeUnknown,

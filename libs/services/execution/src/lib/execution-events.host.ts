@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { callEvent, type CallEventType } from '@tollgate/call-life';
-import { CallRequested, type CallRequestedPayload, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
+import { CallCancelRequested, CallRequested, type CallRequestedPayload, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, on, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
 import { HealthRegistry } from '@tollgate/observability';
@@ -48,9 +48,10 @@ export class ExecutionEventsHost extends ServiceEventsHost {
       // The catalog has its own consumer, so a slow upstream call never delays binding updates.
       { name: 'execution.catalog', handlers: [on(CatalogToolChanged, ({ manager, payload }) => this.syncBindings.execute(manager, payload))] },
       {
-        // The call's life: a batch's requests and holds, evolved with the call-life model; ready calls are dispatched.
+        // The call's life: a batch's requests, holds and cancel requests, evolved with the call-life model; ready calls
+        // are dispatched, calls whose agent cancelled before dispatch are cancelled.
         name: 'execution.calls',
-        ...perBatch([CallRequested, PaymentHeld], async ({ manager, events, afterCommit, within }) => {
+        ...perBatch([CallRequested, PaymentHeld, CallCancelRequested], async ({ manager, events, afterCommit, within }) => {
           const dispatches = await this.dispatch.recordAll(manager, events.map((e) => ({
             event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId, within: <T>(fn: () => Promise<T>) => within(e, fn),
             ...(e.type === CallRequested.type ? { arguments: (e.payload as CallRequestedPayload).arguments } : {}),

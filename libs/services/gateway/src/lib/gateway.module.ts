@@ -5,6 +5,7 @@ import { AdminController } from './admin/admin.controller';
 import { ManageIdentitiesUseCase } from './admin/manage-identities.usecase';
 import { AuthenticateUseCase } from './authenticate/authenticate.usecase';
 import { IdentityCache } from './authenticate/identity-cache.service';
+import { CallTasksUseCase } from './call-tasks/call-tasks.usecase';
 import { CallToolUseCase } from './call-tool/call-tool.usecase';
 import { CallsRepository } from './calls/calls.repository';
 import { AccessPolicyController } from './access-policy/access-policy.controller';
@@ -44,6 +45,7 @@ export class GatewayModule {
         AuthenticateUseCase,
         IdentityCache,
         CallToolUseCase,
+        CallTasksUseCase,
         CallsRepository,
         CallWaiters,
         CatalogIndex,

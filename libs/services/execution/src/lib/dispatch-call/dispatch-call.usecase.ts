@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { type CallEvent, callEvent, type CallState, evolve, foldCall, initialState, readyToDispatch } from '@tollgate/call-life';
+import { type CallEvent, callEvent, CANCELLED_CODE, type CallState, evolve, foldCall, initialState, isCancelDue, readyToDispatch } from '@tollgate/call-life';
 import {
   CallDispatched, type CallDispatchedPayload, digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived, type ToolBindingDto, type UnknownOutcomeReason,
   type UpstreamResultDto,
@@ -112,6 +112,7 @@ export class DispatchCallUseCase {
       causationId: mine.at(-1)!.eventId,
       within: mine.at(-1)!.within ?? (<T>(fn: () => Promise<T>) => fn()),
     }));
+    for (const c of changes.filter((x) => isCancelDue(x.life))) c.life = await this.cancel(manager, c.life, c.causationId);
     const ready = changes.filter((c) => readyToDispatch(c.life));
     const tools = await this.pending.toolsOf(manager, [...new Set(ready.map((c) => c.life.request!.toolId))]);
     const dispatches: { dispatch: Dispatch; within: Within }[] = [];
@@ -122,6 +123,13 @@ export class DispatchCallUseCase {
     }
     await this.pending.saveLives(manager, changes);
     return dispatches;
+  }
+
+  /** The agent cancelled a call nothing was sent for: rejected (so settlement refunds the hold), never dispatched. */
+  private async cancel(m: EntityManager, life: CallState, causationId: string): Promise<CallState> {
+    const rejected = { intentId: life.intentId, attempt: 1, code: CANCELLED_CODE, reason: 'Cancelled by the agent before it was sent to a provider; nothing was performed.' };
+    await this.outbox.append(m, EffectRejected, rejected, { causationId });
+    return evolve(life, callEvent('EffectRejected', rejected));
   }
 
   /** The first dispatch of a ready call, or its rejection when it cannot be sent; the state evolves with what is emitted. */

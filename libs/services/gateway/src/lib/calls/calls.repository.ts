@@ -41,7 +41,7 @@ export interface CallRow {
 export type NewCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'mcp_url_id' | 'tool_id' | 'price_minor' | 'asset' | 'asset_decimals' | 'access_policy' | 'operation_key' | 'deadline_at' | 'life'>;
 
 /** What a call needs to answer its agent: the state, the body, and the row's own facts. */
-export type StoredCall = Pick<CallRow, 'intent_id' | 'tool_id' | 'asset' | 'asset_decimals' | 'created_at' | 'life' | 'result' | 'answer_expired_at'>;
+export type StoredCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'tool_id' | 'asset' | 'asset_decimals' | 'created_at' | 'life' | 'result' | 'answer_expired_at'>;
 
 /** A saved state, with the body of a result that arrived in this batch for the attempt the agent is given. */
 export interface CallChange {
@@ -90,7 +90,7 @@ export class CallsRepository {
 
   async find(intentId: string, m: Executor = this.dataSource): Promise<StoredCall | undefined> {
     const [row] = (await m.query(
-      'SELECT intent_id, tool_id, asset, asset_decimals, created_at, life, result, answer_expired_at FROM gateway.call WHERE intent_id = $1', [intentId],
+      'SELECT intent_id, agent_id, tool_id, asset, asset_decimals, created_at, life, result, answer_expired_at FROM gateway.call WHERE intent_id = $1', [intentId],
     )) as StoredCall[];
     return row;
   }

@@ -1,5 +1,5 @@
 import { All, Controller, type OnModuleDestroy, type OnModuleInit, Param, Post, Req, Res } from '@nestjs/common';
-import { type AuthInfo, ProtocolError, Server } from '@modelcontextprotocol/server';
+import { type AuthInfo, CLIENT_CAPABILITIES_META_KEY, ProtocolError, Server } from '@modelcontextprotocol/server';
 import { type Request, type Response } from 'express';
 import { agentErrorResult } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
@@ -9,6 +9,9 @@ import { PolicyToolsHost } from '../access-policy/policy-tools.host';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { invalidParams } from './invalid-params';
 import { approvalAsInput } from './approval-input';
+import { taskRequestOf, type TaskRequest } from './task-request';
+import { declaresTasks, TASKS_EXTENSION } from '../call-tasks/call-task';
+import { CallTasksUseCase } from '../call-tasks/call-tasks.usecase';
 import { bothEras, type EraHandler } from './both-eras';
 import { type EdgeRefusal, refuseAtEdge } from './edge-input';
 import { type UrlProfile } from '../catalog/catalog-access';
@@ -77,6 +80,7 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     private readonly accessPolicy: AccessPolicyService,
     private readonly policyTools: PolicyToolsHost,
     private readonly catalog: CatalogIndex,
+    private readonly tasks: CallTasksUseCase,
   ) {}
 
   /** 2026-07-28 clients hear of catalog changes on `subscriptions/listen`; every replica follows the catalog itself, so any replica can hold the stream. */
@@ -99,6 +103,11 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     const edge = refuseAtEdge(req.body);
     if (edge) {
       await this.refuseBeforeTheProtocol(auth.identity, edge, res);
+      return;
+    }
+    const task = taskRequestOf(req.body, req.headers);
+    if (task) {
+      await this.answerTask(auth.identity, task, res);
       return;
     }
     const invalid = invalidParams(req.body);
@@ -129,6 +138,23 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     res.status(200).json({ jsonrpc: '2.0', id: edge.id, result: edge.modern ? { ...result, resultType: 'complete' } : result });
   }
 
+  /** tasks/get, tasks/cancel and tasks/update of the tasks extension (2026-07-28), on the caller's own calls. */
+  private async answerTask(caller: CallerIdentity, task: TaskRequest, res: Response): Promise<void> {
+    const reply = (status: number, body: Record<string, unknown>) => void res.status(status).json({ jsonrpc: '2.0', id: task.id, ...body });
+    if (!task.ok) return reply(task.status, { error: task.error });
+    const unknown = () => reply(200, { error: { code: -32602, message: 'Failed to retrieve task: Task not found', data: { taskId: task.taskId } } });
+    if (task.method === 'tasks/cancel') {
+      const cancelled = await this.tasks.cancel(caller, task.taskId);
+      if (cancelled.outcome === 'unknown') return unknown();
+      if (cancelled.outcome === 'refused') return reply(200, { error: { code: -32602, message: `The task cannot be cancelled: ${cancelled.reason}`, data: { taskId: task.taskId } } });
+      return reply(200, { result: { resultType: 'complete' } });
+    }
+    const found = await this.tasks.get(caller, task.taskId);
+    if (!found) return unknown();
+    // A call never asks for input mid-task, so tasks/update has nothing outstanding: acknowledged and ignored.
+    return reply(200, { result: task.method === 'tasks/get' ? { resultType: 'complete', ...found } : { resultType: 'complete' } });
+  }
+
   async onModuleDestroy(): Promise<void> {
     this.stopNotifying?.();
     await this.serve.close();
@@ -145,7 +171,7 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     // List changes reach only 2026-07-28 clients (on subscriptions/listen); a stateless 2025-era URL has no stream to carry them.
     const server = new Server(
       { name: 'tollgate', version: '0.1.0' },
-      { capabilities: { tools: era === 'modern' ? { listChanged: true } : {} }, cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } } },
+      { capabilities: era === 'modern' ? { tools: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {} } } : { tools: {} }, cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } } },
     );
     server.setRequestHandler('tools/list', async () => {
       const limited = await this.limits.consume('list', `${caller.credentialId}:${caller.mcpUrlId}`);
@@ -165,13 +191,29 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
         if (era === 'legacy') return result as never;
         // The 2026-07-28 envelope (client capabilities) and a retry's answers reach the handler through the context.
         const request = ctx.mcpReq as { envelope?: Record<string, unknown>; inputResponses?: Record<string, unknown> };
-        return approvalAsInput(result, request.envelope ?? {}, request.inputResponses) as never;
+        const envelope = request.envelope ?? {};
+        const answered = approvalAsInput(result, envelope, request.inputResponses) as ToolResult;
+        return (declaresTasks(envelope[CLIENT_CAPABILITIES_META_KEY]) ? await this.asTask(caller, answered) : answered) as never;
       } catch (err) {
         logger.error({ err, tool: name }, 'tool call failed inside the gateway');
         return agentErrorResult({ code: 'INTERNAL_SERVER_ERROR', retryable: true, message: 'The gateway failed unexpectedly. Retry with the same operation key.' }) as never;
       }
     });
     return server;
+  }
+
+  /**
+   * A call still running when the wait ends becomes a task for a client that declared the tasks extension: the
+   * CreateTaskResult names the call's intentId (its task), durable since CallRequested was committed.
+   */
+  private async asTask(caller: CallerIdentity, result: ToolResult): Promise<ToolResult | Record<string, unknown>> {
+    const error = result._meta?.['assay/error'] as { code?: string; intentId?: string } | undefined;
+    if (error?.code !== 'IDEMPOTENCY_IN_PROGRESS' || !error.intentId) return result;
+    const task = await this.tasks.get(caller, error.intentId);
+    if (!task) return result;
+    if (task.result) return task.result;
+    const { result: _none, ...created } = task;
+    return { resultType: 'task', ...created };
   }
 
   /** G9: at most 60 refused calls per agent per minute; past that every call is RATE_LIMITED until the next minute. */

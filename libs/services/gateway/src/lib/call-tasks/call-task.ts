@@ -1,0 +1,51 @@
+import { ANSWER_RETENTION_MS, isAnswered, status, wasCancelled } from '@tollgate/call-life';
+import { type StoredCall } from '../calls/calls.repository';
+import { answerOf } from '../call-tool/call-answer';
+
+/** The tasks extension's identifier (2026-07-28 extension negotiation). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** How often a client should poll a call still running. */
+export const TASK_POLL_INTERVAL_MS = 1000;
+
+export type TaskStatus = 'working' | 'completed' | 'cancelled';
+
+/** A task as `tasks/get` and `CreateTaskResult` carry it (the extension's DetailedTask, without input_required/failed). */
+export interface CallTask {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs?: number;
+  result?: Record<string, unknown>;
+}
+
+const WORKING_MESSAGES: Record<string, string> = {
+  requested: 'The call is recorded; payment is deciding.',
+  held: 'The price is held; the call is about to be sent to a provider.',
+  dispatched: 'The call was sent to a provider; waiting for its result.',
+  result_received: 'The provider answered; the result is being checked.',
+  outcome_unknown: 'The provider did not confirm the outcome; it is being reconciled by the operation key.',
+};
+
+/**
+ * A paid call as a task (issue 20 point 3): the task is the call's life — its id is the call's intentId, created in
+ * the same transaction as CallRequested — so any replica answers for it. Answered: `completed` with the answer an
+ * agent gets for the call (receipt included; a refusal is a completed tool result with isError, as the extension
+ * says). Cancelled by its agent before dispatch: `cancelled`. Otherwise `working`, with what the call waits for.
+ * A task lives as long as the call's answer is kept.
+ */
+export function taskOf(call: StoredCall, now: Date = new Date()): CallTask {
+  const base = { taskId: call.intent_id, createdAt: call.created_at.toISOString(), lastUpdatedAt: now.toISOString(), ttlMs: ANSWER_RETENTION_MS };
+  if (wasCancelled(call.life)) return { ...base, status: 'cancelled', statusMessage: 'Cancelled by the agent before it was sent; nothing was performed and the hold is released.' };
+  if (isAnswered(call.life)) return { ...base, status: 'completed', statusMessage: 'The call has its answer.', result: { ...answerOf(call), resultType: 'complete' } };
+  const s = status(call.life) ?? 'requested';
+  return { ...base, status: 'working', statusMessage: WORKING_MESSAGES[s] ?? 'The call is running.', pollIntervalMs: TASK_POLL_INTERVAL_MS };
+}
+
+/** Whether the request's client declared the tasks extension (2026-07-28 per-request client capabilities). */
+export function declaresTasks(clientCapabilities: unknown): boolean {
+  const extensions = (clientCapabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return !!extensions && typeof extensions === 'object' && TASKS_EXTENSION in extensions;
+}
