@@ -13,7 +13,7 @@ import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startTestFacilitator, startTsProcess, type TestFacilitator, testPayer, waitFor } from '@tollgate/testing';
-import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
+import { type AgentClient, callThrough, connectAgent, connectModernAgent, errorOf, postJson, receiptOf } from './agent-client';
 
 jest.setTimeout(420_000);
 
@@ -49,9 +49,9 @@ describe('x402 with a facilitator in its own process (issue 21 point 2)', () => 
     clients.push(client);
     return { ownerId, credential, client };
   };
-  const reverse = (c: Client, key: string, meta: Record<string, unknown> = {}) => callThrough(c, 'reverse_text', { text: key }, key, meta);
+  const reverse = (c: AgentClient, key: string, meta: Record<string, unknown> = {}) => callThrough(c, 'reverse_text', { text: key }, key, meta);
   /** The requirement the gateway asks the agent to sign (PAYMENT_REQUIRED), then a signed payment of a funded payer. */
-  const signedPayment = async (c: Client, key: string, fund = PRICE * 10n) => {
+  const signedPayment = async (c: AgentClient, key: string, fund = PRICE * 10n) => {
     const asked = await reverse(c, `${key}-ask`);
     expect(errorOf(asked)).toMatchObject({ code: 'PAYMENT_REQUIRED' });
     const req = (asked._meta?.['x402/paymentRequired'] as { accepts: Parameters<ReturnType<typeof testPayer>['sign']>[0][] }).accepts[0]!;
@@ -116,6 +116,24 @@ describe('x402 with a facilitator in its own process (issue 21 point 2)', () => 
     const reused = await reverse(a.client, 'ok-again', { 'x402/payment': payment });
     expect(errorOf(reused)).toMatchObject({ code: 'PAYMENT_REQUIRED', details: { reason: 'nonce_already_used' } });
     expect(await facilitator.transfersFrom(payer.address)).toHaveLength(1);
+  });
+
+  it('2026-07-28 (issue 20 point 4): the same exchange — PAYMENT_REQUIRED with _meta["x402/paymentRequired"], the retry pays under the same key, charged once', async () => {
+    const a = await newAgent();
+    const modern = await connectModernAgent(`${base}/mcp/x402`, a.credential);
+    try {
+      expect(modern.getProtocolEra()).toBe('modern');
+      const { payer, payment } = await signedPayment(modern, 'modern');
+      const paid = await reverse(modern, 'modern', { 'x402/payment': payment });
+      expect(errorOf(paid)).toBeUndefined();
+      expect(receiptOf(paid)).toMatchObject({ held: { amountMinor: PRICE.toString() } });
+      const again = await reverse(modern, 'modern', { 'x402/payment': payment });
+      expect(receiptOf(again)?.intentId).toBe(receiptOf(paid)!.intentId);
+      expect(await facilitator.transfersFrom(payer.address)).toHaveLength(1);
+      expect(await x402Deposits(a.ownerId)).toHaveLength(1);
+    } finally {
+      await modern.close();
+    }
   });
 
   it('a payer the chain cannot debit is refused by the facilitator: nothing moves, nothing is credited', async () => {

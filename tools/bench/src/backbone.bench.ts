@@ -7,12 +7,15 @@
  *   npm run bench:backbone                    embedded, then distributed (needs the local Kafka: npm run kafka:start)
  *   BENCH_MODES=embedded npm run bench:backbone
  *   BENCH_SOAK_S=600 npm run bench:backbone   adds a steady-load soak: memory, open holds and p99 per 30 s window
+ *   BENCH_ERA=2026-07-28 npm run bench:backbone   agents (and the direct clients) speak MCP 2026-07-28 (SDK v2 client,
+ *                                                 pinned) instead of the 2025 era; results in backbone-2026-07-28.json
  *
  * Writes tools/bench/results/backbone.json.
  */
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -28,9 +31,19 @@ const PRICE_MINOR = '10';
 const FREE_CALLS = 100;
 const CLOCK_TICKS_PER_S = 100;
 
+/** The protocol era the bench's clients speak (BENCH_ERA=2026-07-28 for the current one). */
+const MODERN_ERA = process.env['BENCH_ERA'] === '2026-07-28';
+
 async function mcp(url: string, credential?: string): Promise<Client> {
+  const init = credential ? { requestInit: { headers: { Authorization: `Bearer ${credential}` } } } : {};
+  if (MODERN_ERA) {
+    const modern = new ModernClient({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await modern.connect(new ModernTransport(new URL(url), init));
+    // Only callTool and close are used; their shapes agree across the two SDKs.
+    return modern as unknown as Client;
+  }
   const c = new Client({ name: 'bench', version: '1' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), credential ? { requestInit: { headers: { Authorization: `Bearer ${credential}` } } } : {}));
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), init));
   return c;
 }
 
@@ -352,7 +365,7 @@ function report(mode: string, r: Record<string, unknown>): string {
 
 async function main(): Promise<void> {
   // BENCH_MODES=embedded (or distributed) runs one mode; the results file keeps the other mode's last figures.
-  const results = modeResults('backbone', ['embedded', 'distributed']);
+  const results = modeResults(MODERN_ERA ? 'backbone-2026-07-28' : 'backbone', ['embedded', 'distributed']);
   for (const [mode, run] of [['embedded', embedded], ['distributed', distributed]] as const) {
     if (!results.wants(mode)) continue;
     const r = await run();
