@@ -80,6 +80,8 @@ export class CallToolUseCase {
   /** Records the call and publishes CallRequested in one transaction, then waits for its answer (or answers a repeat). */
   private async run(caller: CallerIdentity, request: CallRequestedPayload, decimals: number | undefined): Promise<ToolCallResult> {
     const requestHash = requestHashOf(request.toolId, request.arguments);
+    // Listening before the call exists: its answer cannot come before this, so the first read waits for a wake-up.
+    const firstWake = this.waiters.next(request.intentId, this.recheckMs(Date.now() + this.options.callWaitMs));
     const created = await this.dataSource.transaction(async (m) => {
       if (request.operationKey !== undefined && !(await this.takeKey(m, caller, request, requestHash))) return false;
       await this.calls.insert(m, {
@@ -92,8 +94,8 @@ export class CallToolUseCase {
     });
     if (!created) return this.repeat(caller, request.operationKey!, requestHash);
     logger.info({ toolId: request.toolId }, 'call requested');
-    const answer = await this.awaitOutcome(request.intentId);
-    return (await this.calls.accessStillHeld(caller.credentialId, caller.mcpUrlId)) ? answer : this.withheld(request.intentId);
+    const { answer, accessHeld } = await this.awaitOutcome(caller, request.intentId, firstWake);
+    return accessHeld ? answer : this.withheld(request.intentId);
   }
 
   /**
@@ -151,21 +153,33 @@ export class CallToolUseCase {
     }
   }
 
-  private async awaitOutcome(intentId: string): Promise<ToolCallResult> {
+  /** How long to wait for a wake-up before reading again anyway (a fallback: NOTIFY wakes the request). */
+  private recheckMs(deadline: number): number {
+    return Math.max(1, Math.min(deadline - Date.now(), this.options.callRecheckMs ?? 2000));
+  }
+
+  /**
+   * Waits for the call's answer: woken by NOTIFY from whichever replica records it (or the in-process hand-off), each
+   * read also says whether the caller still has access (R7). `woken` was registered before the call was committed.
+   */
+  private async awaitOutcome(caller: CallerIdentity, intentId: string, woken: Promise<void>): Promise<{ answer: ToolCallResult; accessHeld: boolean }> {
     const deadline = Date.now() + this.options.callWaitMs;
     for (;;) {
-      // Listen before reading: a wake-up that lands between the read and the wait is not lost.
-      // Woken by NOTIFY from whichever replica records the outcome; the periodic re-read is only a fallback.
-      const woken = this.waiters.next(intentId, Math.max(1, Math.min(deadline - Date.now(), this.options.callRecheckMs ?? 2000)));
-      const call = await this.calls.find(intentId);
-      if (call && isAnswered(call.life)) return answerOf(call);
-      if (deadline - Date.now() <= 0) {
-        return agentErrorResult({
-          code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, retryAfterMs: 1000, intentId,
-          message: 'The call is still running; it has not been charged twice. Check it again later.',
-        });
-      }
       await woken;
+      // Listen before reading: a wake-up that lands between the read and the wait is not lost.
+      woken = this.waiters.next(intentId, this.recheckMs(deadline));
+      const call = await this.calls.findForCaller(intentId, caller.credentialId, caller.mcpUrlId);
+      const accessHeld = call?.access_held === true;
+      if (call && isAnswered(call.life)) return { answer: answerOf(call), accessHeld };
+      if (deadline - Date.now() <= 0) {
+        return {
+          accessHeld,
+          answer: agentErrorResult({
+            code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, retryAfterMs: 1000, intentId,
+            message: 'The call is still running; it has not been charged twice. Check it again later.',
+          }),
+        };
+      }
     }
   }
 }

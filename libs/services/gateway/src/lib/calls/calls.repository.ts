@@ -168,13 +168,19 @@ export class CallsRepository {
     return row;
   }
 
-  /** R7: whether the credential and the URL still grant access (checked again after the call's I/O). */
-  async accessStillHeld(credentialId: string, mcpUrlId: string): Promise<boolean> {
+  /**
+   * A call as its waiting request reads it, with R7's check in the same statement: whether the credential and the
+   * URL still grant access (checked again after the call's I/O).
+   */
+  async findForCaller(intentId: string, credentialId: string, mcpUrlId: string): Promise<(StoredCall & { access_held: boolean }) | undefined> {
     const [row] = (await this.dataSource.query(
-      'SELECT (c.revoked_at IS NULL AND u.disabled_at IS NULL) AS ok FROM gateway.credential c, gateway.mcp_url u WHERE c.credential_id = $1 AND u.mcp_url_id = $2',
-      [credentialId, mcpUrlId],
-    )) as { ok: boolean }[];
-    return row?.ok === true;
+      `SELECT k.intent_id, k.agent_id, k.tool_id, k.asset, k.asset_decimals, k.created_at, k.life, k.result, k.answer_expired_at,
+              coalesce((SELECT c.revoked_at IS NULL AND u.disabled_at IS NULL FROM gateway.credential c, gateway.mcp_url u
+                         WHERE c.credential_id = $2 AND u.mcp_url_id = $3), false) AS access_held
+         FROM gateway.call k WHERE k.intent_id = $1`,
+      [intentId, credentialId, mcpUrlId],
+    )) as (StoredCall & { access_held: boolean })[];
+    return row;
   }
 
   /** The catalog row of a tool this instance has not loaded into memory yet. */
