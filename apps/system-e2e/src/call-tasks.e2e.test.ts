@@ -126,7 +126,8 @@ describe('paid calls as tasks, 2026-07-28 (issue 20 point 3)', () => {
     const before = await wallet();
     const created = await slowCall('too late', 2500, 'task-late');
     const taskId = created.result!['taskId'] as string;
-    await waitFor('the call dispatched', async () => (await providerSaw('task-late')) === 1, 20_000, 100);
+    // The gateway's own view must show the dispatch (it decides the refusal): its task says the call was sent.
+    await waitFor('the gateway saw the dispatch', async () => /was sent to a provider/.test(String((await rpc('tasks/get', { taskId })).result?.['statusMessage'])), 20_000, 50);
     const refused = await rpc('tasks/cancel', { taskId });
     expect(refused.error).toMatchObject({ code: -32602, message: expect.stringMatching(/already sent to a provider/) });
     await waitFor('the task completed', async () => (await rpc('tasks/get', { taskId })).result?.['status'] === 'completed', 30_000, 250);
