@@ -175,3 +175,9 @@ export async function payingAgentOnEmbedded(system: EmbeddedSystem, opts: { slug
   }, 60_000, 300);
   return { ownerId, agent };
 }
+
+/** Limits count per fixed UTC minute: a test that fills one waits, when the minute is far along, for the next to start. */
+export async function atStartOfMinuteWindow(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
+}

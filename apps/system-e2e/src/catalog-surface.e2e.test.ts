@@ -14,7 +14,7 @@ import { Client as PgClient } from 'pg';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TopicSpecs } from '@tollgate/contracts';
 import { createTestDatabase, ensureTopics, freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
-import { connectAgent, errorOf, postJson, startEverythingServer } from './agent-client';
+import { atStartOfMinuteWindow, connectAgent, errorOf, postJson, startEverythingServer } from './agent-client';
 
 jest.setTimeout(300_000);
 
@@ -695,8 +695,3 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
   });
 });
 
-/** Fixed UTC-minute windows: a burst that must fit in one window starts with at least 20 s of it left. */
-async function atStartOfMinuteWindow(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
-}

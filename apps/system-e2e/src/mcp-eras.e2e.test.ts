@@ -8,7 +8,7 @@ import { Client as ModernClientClass, type Client as ModernClient, StreamableHTT
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { waitFor } from '@tollgate/testing';
-import { type AgentClient, callThrough, connectAgent, connectModernAgent, type EmbeddedSystem, errorOf, postJson, receiptOf, startEmbeddedSystem } from './agent-client';
+import { type AgentClient, atStartOfMinuteWindow, callThrough, connectAgent, connectModernAgent, type EmbeddedSystem, errorOf, postJson, receiptOf, startEmbeddedSystem } from './agent-client';
 
 jest.setTimeout(240_000);
 
@@ -121,6 +121,7 @@ describe('both MCP eras on one gateway URL (issue 20)', () => {
   });
 
   it('tools/list is limited per credential and URL in both eras: JSON-RPC -32029 with retryAfterMs (G9)', async () => {
+    await atStartOfMinuteWindow();
     const credential = await freshCredential();
     const newer = await connectModernAgent(system.demo['mcpUrl']!, credential);
     const older = await connectAgent(system.demo['mcpUrl']!, credential);
@@ -138,6 +139,20 @@ describe('both MCP eras on one gateway URL (issue 20)', () => {
     } finally {
       await newer.close();
       await older.close();
+    }
+  });
+
+  it('G9 in the 2026-07-28 era: after 60 refused calls in a minute, an agent\'s calls are RATE_LIMITED with retryAfterMs', async () => {
+    await atStartOfMinuteWindow();
+    const agentId = (await postJson(`${system.base}/admin/owners/${system.demo['ownerId']}/agents`, { name: 'Refused agent' }, system.adminToken)).json['agentId'] as string;
+    const credential = (await postJson(`${system.base}/admin/agents/${agentId}/credentials`, {}, system.adminToken)).json['credential'] as string;
+    const refused = await connectModernAgent(system.demo['mcpUrl']!, credential);
+    try {
+      for (let i = 0; i < 60; i++) expect(errorOf(await callThrough(refused, 'word_count', { text: i }))?.code).toBe('TOOL_ARGUMENTS_INVALID');
+      const limited = errorOf(await callThrough(refused, 'word_count', { text: 'fine now' }));
+      expect(limited).toMatchObject({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: expect.any(Number) });
+    } finally {
+      await refused.close();
     }
   });
 
