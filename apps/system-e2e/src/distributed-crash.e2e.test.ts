@@ -148,7 +148,12 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
       }
       await server.start();
       const upAt = Date.now();
-      await waitFor('every service ready after the outage', async () => (await readiness()).every((x) => x === 200), 30_000, 200);
+      // On a timeout the error names each service still not ready and the checks it reports (CI saw this wait fail).
+      await waitFor('every service ready after the outage', async () => (await readiness()).every((x) => x === 200), 30_000, 200)
+        .catch(async (e: Error) => {
+          const bodies = await Promise.all(VICTIMS.map(async (v) => [v, await fetch(`${system.url(v)}/health/ready`).then((r) => r.json(), () => 'unreachable')] as const));
+          throw new Error(`${e.message}; not ready: ${JSON.stringify(bodies.filter(([, b]) => typeof b === 'string' || !(b as { ready?: boolean }).ready))}`);
+        });
       readyAfterMs = Date.now() - upAt;
       done.push('postgres');
       await sleep(1500);
