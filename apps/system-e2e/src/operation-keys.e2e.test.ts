@@ -46,7 +46,8 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     expect((await postJson(`${gw}/admin/mcp-urls`, { slug: 'keys', discoveryMode: 'search' }, adminToken)).status).toBe(201);
     for (const p of ['slow-tools', 'review-tickets']) {
       const reg = await postJson(`${system.url('discovery')}/admin/providers`, { providerId: p, endpoint: `${providers}/${p}/mcp` }, adminToken);
-      expect(reg.json['ok']).toBe(true);
+      // The whole answer on a failure (CI once saw ok missing here: an error status, not a failed sync).
+      expect({ provider: p, status: reg.status, ok: reg.json['ok'], answer: reg.json['ok'] === true ? 'ok' : reg.json }).toEqual({ provider: p, status: 201, ok: true, answer: 'ok' });
     }
     credential = cred.json['credential'] as string;
     agent = await connectAgent(`${gw}/mcp/keys`, credential);
