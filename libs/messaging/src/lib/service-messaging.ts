@@ -87,6 +87,12 @@ export class ServiceMessaging {
   }
 
   isReady(): boolean {
-    return this.relay.isReady() && this.options.transport.isReady() && this.consumers.every((c) => c.isHealthy());
+    const parts = this.readiness();
+    return parts.relay && parts.transport && parts.consumers;
+  }
+
+  /** The three parts of `isReady`, reported one by one so a service that is not ready says which part is down. */
+  readiness(): { relay: boolean; transport: boolean; consumers: boolean } {
+    return { relay: this.relay.isReady(), transport: this.options.transport.isReady(), consumers: this.consumers.every((c) => c.isHealthy()) };
   }
 }

@@ -68,6 +68,10 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
       check: async () => s.dataSource.isInitialized && (await s.dataSource.query('SELECT 1')).length === 1,
     });
     s.health.register({ name: `${s.service}.events`, check: async () => this.messaging?.isReady() ?? false });
+    // Which part of `events` is down, in words (reported, not deciding): the outbox relay's LISTEN, the transport, the consumers.
+    for (const part of ['relay', 'transport', 'consumers'] as const) {
+      s.health.registerStatus({ name: `${s.service}.events.${part}`, read: () => (this.messaging?.readiness()[part] ? 'up' : 'down') });
+    }
     s.health.registerFigure({ name: `${s.service}.parkedEvents`, read: async () => this.messaging?.parkedCount() ?? 0 });
     // Issue 13 point 5: events written but not yet published, and how far behind each consumer group is.
     s.health.registerFigure({ name: `${s.service}.outboxBacklog`, read: async () =>
