@@ -45,4 +45,17 @@ describe('a hold posts only what the wallet holds (medium tier)', () => {
     expect(await available()).toBe(0n);
     expect(await balanceOf(ds.manager, 'payment', accountKey({ kind: 'held', ownerId: owner }), 'USDC')).toBe(100n);
   });
+
+  it('a posting applied twice moves money once; one whose guarded debit is short throws and its transaction leaves nothing', async () => {
+    const other = `owner-${randomUUID()}`;
+    const deposit = (id: string) => ds.transaction((m) => applyPosting(m, 'payment', id, 'deposit', Movements.deposit(other, usdc(30n))));
+    expect([await deposit('deposit:twice'), await deposit('deposit:twice')]).toEqual([true, false]);
+    const otherAvailable = () => balanceOf(ds.manager, 'payment', accountKey({ kind: 'available', ownerId: other }), 'USDC');
+    expect(await otherAvailable()).toBe(30n);
+    // Not a fresh id: the posting row is written first, the short debit throws, and the caller's rollback undoes it.
+    const short = ds.transaction((m) => applyPosting(m, 'payment', 'hold:not-fresh', 'hold', Movements.hold(other, usdc(31n))));
+    await expect(short).rejects.toBeInstanceOf(InsufficientBalance);
+    expect(await ds.query(`SELECT count(*)::int AS n FROM payment.posting WHERE posting_id = 'hold:not-fresh'`)).toEqual([{ n: 0 }]);
+    expect(await otherAvailable()).toBe(30n);
+  });
 });

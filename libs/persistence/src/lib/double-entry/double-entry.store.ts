@@ -48,64 +48,81 @@ export class InsufficientBalance extends Error {
 
 /**
  * Applies one balanced posting (built by `Movements` in libs/accounting) to
- * PostgreSQL inside the caller's transaction. The posting id makes it happen
- * once: a second apply of the same id changes nothing and returns false (as
- * does a posting that moves nothing).
- * Debits of accounts that may not go negative are guarded row by row (the row
- * lock serialises concurrent holds on one wallet: the database decides who
- * gets the last of a balance), and a CHECK constraint backs that up.
+ * PostgreSQL inside the caller's transaction, in one statement: the posting,
+ * its entries, the guarded debits and every other balance movement. The
+ * posting id makes it happen once: a second apply of the same id changes
+ * nothing and returns false (as does a posting that moves nothing).
+ * Debits of accounts that may not go negative are guarded (`balance + amount
+ * >= 0` under the row lock, so concurrent holds on one wallet are serialised
+ * and the database decides who gets the last of a balance), and a CHECK
+ * constraint backs that up. A short balance throws `InsufficientBalance`.
+ * With `freshId` (a posting id never used before) and one guarded debit, the
+ * posting is written only if that debit succeeded, so a short balance leaves no
+ * trace and the caller needs no savepoint; otherwise the caller rolls back.
  */
 export async function applyPosting(manager: EntityManager, schema: string, postingId: string, kind: string, allEntries: readonly Entry[], intentId?: string, options: { freshId?: boolean } = {}): Promise<boolean> {
   // Nothing moves (a free call's hold): no posting, and no lock on the wallet's rows.
   const entries = allEntries.filter((e) => e.amount !== 0n);
   if (entries.length === 0) return false;
-  const sums = new Map<string, bigint>();
-  for (const e of entries) sums.set(e.asset, (sums.get(e.asset) ?? 0n) + e.amount);
-  for (const [asset, sum] of sums) if (sum !== 0n) throw new Error(`posting ${postingId} does not balance in ${asset}`);
+  assertBalanced(postingId, entries);
   const ordered = [...entries].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : a.account.localeCompare(b.account)));
-  const guarded = ordered.filter((x) => x.amount < 0n && !mayGoNegative(x.account));
-  // A posting id never used before (`freshId`) with one guarded debit: the debit goes first, so a short balance throws
-  // before anything is written and the caller needs no savepoint to leave no trace.
-  const debitFirst = options.freshId === true && guarded.length === 1;
-  if (debitFirst) await guardedDebit(manager, schema, guarded[0]!);
-  // One statement records the posting and its entries, or nothing when this posting id was applied before.
-  const [recorded] = returnedRows<{ n: number }>(await manager.query(
-    `WITH p AS (INSERT INTO "${schema}".posting (posting_id, kind, intent_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING posting_id),
-          e AS (INSERT INTO "${schema}".entry (posting_id, seq, account, asset, amount)
-                SELECT p.posting_id, x.seq, x.account, x.asset, x.amount FROM p, unnest($4::int[], $5::text[], $6::text[], $7::bigint[]) AS x(seq, account, asset, amount)
-                RETURNING 1)
-     SELECT count(*)::int AS n FROM p`,
-    [postingId, kind, intentId ?? null, ordered.map((_, i) => i), ordered.map((e) => e.account), ordered.map((e) => e.asset), ordered.map((e) => e.amount.toString())],
-  ));
-  if (!recorded || recorded.n === 0) {
-    if (debitFirst) throw new Error(`posting ${postingId} was applied before: freshId promised a new one`);
-    return false;
-  }
-  // Guarded debits one by one: the row lock decides who gets the last of a balance.
-  if (!debitFirst) for (const e of guarded) await guardedDebit(manager, schema, e);
-  // Every other movement in one upsert, one row per account and asset (a statement may touch a row only once).
-  const rest = new Map<string, { account: string; asset: string; amount: bigint }>();
-  for (const e of ordered.filter((x) => !(x.amount < 0n && !mayGoNegative(x.account)))) {
-    const k = `${e.account}\u0000${e.asset}`;
-    rest.set(k, { account: e.account, asset: e.asset, amount: (rest.get(k)?.amount ?? 0n) + e.amount });
-  }
-  const rows = [...rest.values()].sort((a, b) => a.account.localeCompare(b.account) || a.asset.localeCompare(b.asset));
-  if (rows.length > 0) {
-    await manager.query(
-      `INSERT INTO "${schema}".balance AS b (account, asset, balance) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-       ON CONFLICT (account, asset) DO UPDATE SET balance = b.balance + EXCLUDED.balance`,
-      [rows.map((r) => r.account), rows.map((r) => r.asset), rows.map((r) => r.amount.toString())],
-    );
-  }
+  // A statement may touch a row only once: one net movement per account and asset, guarded debits apart from the rest.
+  const moves = sumPerAccount(ordered).filter((m) => m.amount !== 0n);
+  const isGuarded = (m: { account: string; amount: bigint }) => m.amount < 0n && !mayGoNegative(m.account);
+  const guarded = moves.filter(isGuarded);
+  const rest = moves.filter((m) => !isGuarded(m));
+  const gated = options.freshId === true && guarded.length === 1;
+  const [r] = returnedRows<{ recorded: number; debited: number }>(await manager.query(postingStatement(schema, gated), [
+    postingId, kind, intentId ?? null,
+    ordered.map((_, i) => i), ordered.map((e) => e.account), ordered.map((e) => e.asset), ordered.map((e) => e.amount.toString()),
+    ...columns(guarded), ...columns(rest),
+  ]));
+  if (gated && r!.recorded === 0) throw new InsufficientBalance(guarded[0]!.account, guarded[0]!.asset);
+  if (r!.recorded === 0) return false;
+  if (r!.debited < guarded.length) throw new InsufficientBalance(guarded[0]!.account, guarded[0]!.asset);
   return true;
 }
 
-async function guardedDebit(manager: EntityManager, schema: string, e: Entry): Promise<void> {
-  const debited = returnedRows(await manager.query(
-    `UPDATE "${schema}".balance SET balance = balance + $3 WHERE account = $1 AND asset = $2 AND balance + $3 >= 0 RETURNING balance`,
-    [e.account, e.asset, e.amount.toString()],
-  ));
-  if (debited.length === 0) throw new InsufficientBalance(e.account, e.asset);
+function assertBalanced(postingId: string, entries: readonly Entry[]): void {
+  const sums = new Map<string, bigint>();
+  for (const e of entries) sums.set(e.asset, (sums.get(e.asset) ?? 0n) + e.amount);
+  for (const [asset, sum] of sums) if (sum !== 0n) throw new Error(`posting ${postingId} does not balance in ${asset}`);
+}
+
+/** Movements summed per account and asset, in a stable order (account, then asset) so row locks are taken alike. */
+function sumPerAccount(entries: readonly Entry[]): { account: string; asset: string; amount: bigint }[] {
+  const sums = new Map<string, { account: string; asset: string; amount: bigint }>();
+  for (const e of entries) {
+    const k = `${e.account}\u0000${e.asset}`;
+    sums.set(k, { account: e.account, asset: e.asset, amount: (sums.get(k)?.amount ?? 0n) + e.amount });
+  }
+  return [...sums.values()].sort((a, b) => a.account.localeCompare(b.account) || a.asset.localeCompare(b.asset));
+}
+
+function columns(rows: readonly { account: string; asset: string; amount: bigint }[]): [string[], string[], string[]] {
+  return [rows.map((r) => r.account), rows.map((r) => r.asset), rows.map((r) => r.amount.toString())];
+}
+
+/**
+ * The posting as one statement. Gated: the posting row exists only if the one guarded debit (`d`) succeeded, and
+ * everything else hangs off the posting row. Otherwise the posting row comes first and the debits follow from it, so
+ * a posting applied before moves nothing; the caller compares `debited` with the guarded movements it asked for.
+ */
+function postingStatement(schema: string, gated: boolean): string {
+  const debit = `UPDATE "${schema}".balance b SET balance = b.balance + x.amount
+                   FROM ${gated ? '' : 'p, '}unnest($8::text[], $9::text[], $10::bigint[]) AS x(account, asset, amount)
+                  WHERE b.account = x.account AND b.asset = x.asset AND b.balance + x.amount >= 0 RETURNING 1`;
+  const posting = gated
+    ? `INSERT INTO "${schema}".posting (posting_id, kind, intent_id) SELECT $1, $2, $3 FROM d RETURNING posting_id`
+    : `INSERT INTO "${schema}".posting (posting_id, kind, intent_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING posting_id`;
+  return `WITH ${gated ? `d AS (${debit}), p AS (${posting})` : `p AS (${posting}), d AS (${debit})`},
+    e AS (INSERT INTO "${schema}".entry (posting_id, seq, account, asset, amount)
+          SELECT p.posting_id, x.seq, x.account, x.asset, x.amount FROM p, unnest($4::int[], $5::text[], $6::text[], $7::bigint[]) AS x(seq, account, asset, amount)
+          RETURNING 1),
+    u AS (INSERT INTO "${schema}".balance AS b (account, asset, balance)
+          SELECT x.account, x.asset, x.amount FROM p, unnest($11::text[], $12::text[], $13::bigint[]) AS x(account, asset, amount)
+          ON CONFLICT (account, asset) DO UPDATE SET balance = b.balance + EXCLUDED.balance RETURNING 1)
+    SELECT (SELECT count(*) FROM p)::int AS recorded, (SELECT count(*) FROM d)::int AS debited`;
 }
 
 export async function balanceOf(manager: EntityManager, schema: string, account: string, asset: string, lock = false): Promise<bigint> {

@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { accountKey, type CounterKind, decideSpend, minuteStart, Movements, periodEnd, periodStart, slidingMinute, type AgentSpendPolicy, type SpendVerdict } from '@tollgate/accounting';
+import { accountKey, decideSpend, minuteStart, Movements, periodEnd, periodStart, slidingMinute, type SpendVerdict } from '@tollgate/accounting';
 import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { applyPosting, balanceOf, InsufficientBalance } from '@tollgate/persistence';
+import { applyPosting, InsufficientBalance } from '@tollgate/persistence';
 import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
 import { X402Payments } from '../settle-x402/x402-payments';
 import { paymentRequired } from '../x402/payment-required';
 import { type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
+import { Approvals } from '../approve-call/approvals.repository';
+import { type CounterIncrement, Holds } from '../holds/holds.repository';
 import { type Refusal } from './refusal';
+import { SpendFactsRepository } from './spend-facts.repository';
 
 /**
  * On CallRequested: decide whether the call may spend (spend policy and the
@@ -38,8 +41,7 @@ export class PlaceHoldUseCase {
    */
   async execute(manager: EntityManager, request: CallRequestedPayload, causationId: string): Promise<void | 'x402-pending'> {
     const price = toMinor(request.price);
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${request.agentId}`]);
-
+    await Holds.lockAgent(manager, request.agentId);
     const { verdict, approved, decided } = await this.spendVerdict(manager, request, price);
     // Already answered (a parked CallRequested refused, then re-driven): the answer stands, nothing is held.
     if (decided) return;
@@ -62,7 +64,7 @@ export class PlaceHoldUseCase {
    * settled, then place the hold — one transaction, under the agent's lock.
    */
   async holdAfterSettlement(manager: EntityManager, request: CallRequestedPayload, settled: { amountMinor: bigint; reference: string; response: SettleResponse; approved: boolean }, causationId: string): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${request.agentId}`]);
+    await Holds.lockAgent(manager, request.agentId);
     await this.wallets.credit(manager, { ownerId: request.ownerId, reference: settled.reference, source: 'x402', amountMinor: settled.amountMinor, asset: request.price.asset, intentId: request.intentId }, causationId);
     await this.hold(manager, request, { charged: settled.amountMinor, free: false, approved: settled.approved, x402Response: settled.response }, causationId);
   }
@@ -81,18 +83,13 @@ export class PlaceHoldUseCase {
         return this.refuse(manager, request, causationId, await this.noFunds(manager, request, h.charged));
       }
     }
-    if (h.approved) {
-      await manager.query(
-        `UPDATE payment.approval SET status = 'used', used_by_intent = $5
-          WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND COALESCE(operation_key, '') = COALESCE($4, '') AND status = 'approved'`,
-        [request.agentId, request.toolId, request.argumentsHash, request.operationKey ?? null, request.intentId],
-      );
-    }
-    await manager.query(
-      'INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset) VALUES ($1, $2, $3, $4, $5)',
-      [holdId, request.intentId, request.ownerId, h.charged.toString(), asset],
-    );
-    await this.recordCharge(manager, request, h.charged, h.free, 'held');
+    await Holds.place(manager, {
+      holdId,
+      charge: { intent_id: request.intentId, owner_id: request.ownerId, agent_id: request.agentId, tool_id: request.toolId, arguments_hash: request.argumentsHash,
+        amount_minor: h.charged.toString(), asset, free: h.free, outcome: 'held' },
+      counters: countersOf(request, h.charged, h.free, new Date()),
+      ...(h.approved ? { approval: { operationKey: request.operationKey ?? null } } : {}),
+    });
     await this.outbox.append(manager, PaymentHeld, {
       intentId: request.intentId, holdId, ownerId: request.ownerId, amount: money(h.charged, asset),
       ...(h.free ? { free: true } : {}),
@@ -113,75 +110,39 @@ export class PlaceHoldUseCase {
   }
 
   private async spendVerdict(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<{ verdict: SpendVerdict; approved: boolean; decided: boolean }> {
-    const [row]: { paused: boolean; spend_limit_minor: string | null; period: AgentSpendPolicy['period']; approval_threshold_minor: string | null }[] = await manager.query(
-      'SELECT paused, spend_limit_minor, period, approval_threshold_minor FROM payment.spend_policy WHERE owner_id = $1 AND agent_id = $2',
-      [request.ownerId, request.agentId],
-    );
-    const policy: AgentSpendPolicy = {
-      paused: row?.paused ?? false,
-      period: row?.period ?? 'day',
-      ...(row?.spend_limit_minor != null ? { spendLimitMinor: BigInt(row.spend_limit_minor) } : {}),
-      ...(row?.approval_threshold_minor != null ? { approvalThresholdMinor: BigInt(row.approval_threshold_minor) } : {}),
-    };
     const now = new Date();
-    const rules = this.options.velocity;
     const minute = minuteStart(now);
-    const previousMinute = new Date(minute.getTime() - 60_000);
-    // Counters, not a scan of the agent's charges: a handful of primary-key lookups whatever the history (issue 11).
-    const [f]: { spent_period: string; calls_minute: string; calls_prev: string; spent_minute: string; spent_prev: string; same_request: string; free_today: string; approved: boolean; debt: string; decided: boolean }[] = await manager.query(
-      `WITH c AS (SELECT kind, bucket, key, calls, amount FROM payment.spend_counter
-                   WHERE agent_id = $1 AND ((kind = $10 AND bucket = $4 AND key = $5) OR (kind = 'minute' AND bucket IN ($11, $12) AND key = $5)
-                                            OR (kind = 'free' AND bucket = $7 AND key = $2)))
-       SELECT
-         COALESCE((SELECT amount FROM c WHERE kind = $10), 0) AS spent_period,
-         COALESCE((SELECT calls FROM c WHERE kind = 'minute' AND bucket = $11), 0) AS calls_minute,
-         COALESCE((SELECT calls FROM c WHERE kind = 'minute' AND bucket = $12), 0) AS calls_prev,
-         COALESCE((SELECT amount FROM c WHERE kind = 'minute' AND bucket = $11), 0) AS spent_minute,
-         COALESCE((SELECT amount FROM c WHERE kind = 'minute' AND bucket = $12), 0) AS spent_prev,
-         COALESCE((SELECT calls FROM c WHERE kind = 'free'), 0) AS free_today,
-         (SELECT count(*) FROM payment.charge WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND outcome = 'held'
-             AND created_at > now() - ($6::int * interval '1 millisecond')) AS same_request,
-         EXISTS (SELECT 1 FROM payment.approval a WHERE a.agent_id = $1 AND a.tool_id = $2 AND a.arguments_hash = $3
-                   AND COALESCE(a.operation_key, '') = COALESCE($8, '') AND a.status = 'approved') AS approved,
-         COALESCE((SELECT -balance FROM payment.balance WHERE account = $9 AND asset = $5), 0) AS debt,
-         EXISTS (SELECT 1 FROM payment.charge WHERE intent_id = $13) AS decided`,
-      [request.agentId, request.toolId, request.argumentsHash, periodStart(policy.period, now), request.price.asset, rules.repeatWindowMs, periodStart('day', now),
-        request.operationKey ?? null, accountKey({ kind: 'debt', ownerId: request.ownerId }), policy.period, minute, previousMinute, request.intentId],
-    );
-    const owed = BigInt(f!.debt);
-    const verdict = decideSpend(policy, rules, {
-      price, asset: request.price.asset, debtMinor: owed > 0n ? owed : 0n,
-      spentInPeriodMinor: BigInt(f!.spent_period), periodEndsAt: periodEnd(policy.period, now),
-      callsLastMinute: Number(slidingMinute(BigInt(f!.calls_minute), BigInt(f!.calls_prev), now)),
-      spentLastMinuteMinor: slidingMinute(BigInt(f!.spent_minute), BigInt(f!.spent_prev), now), sameRequestInWindow: Number(f!.same_request),
-      approved: f!.approved, freeCallsUsedToday: Number(f!.free_today), dayEndsAt: periodEnd('day', now), now,
+    const f = await SpendFactsRepository.load(manager, {
+      intentId: request.intentId, ownerId: request.ownerId, agentId: request.agentId, toolId: request.toolId, argumentsHash: request.argumentsHash,
+      operationKey: request.operationKey ?? null, asset: request.price.asset, debtAccount: accountKey({ kind: 'debt', ownerId: request.ownerId }),
+      periodStarts: { day: periodStart('day', now), week: periodStart('week', now), month: periodStart('month', now) },
+      minute, previousMinute: new Date(minute.getTime() - 60_000), repeatWindowMs: this.options.velocity.repeatWindowMs,
+    });
+    const verdict = decideSpend(f.policy, this.options.velocity, {
+      price, asset: request.price.asset, debtMinor: f.debt > 0n ? f.debt : 0n,
+      spentInPeriodMinor: f.spentInPeriod, periodEndsAt: periodEnd(f.policy.period, now),
+      callsLastMinute: Number(slidingMinute(f.callsMinute, f.callsPreviousMinute, now)),
+      spentLastMinuteMinor: slidingMinute(f.spentMinute, f.spentPreviousMinute, now), sameRequestInWindow: f.sameRequest,
+      approved: f.approved, freeCallsUsedToday: f.freeToday, dayEndsAt: periodEnd('day', now), now,
       ...(request.freeCallsPerDay !== undefined ? { freeCallsPerDay: request.freeCallsPerDay } : {}),
     });
-    return { verdict, approved: f!.approved, decided: f!.decided };
+    return { verdict, approved: f.approved, decided: f.decided };
   }
 
   /** The approval request the owner decides on: one per agent, tool, arguments and operation key. */
-  private async pendingApproval(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<string> {
-    const [existing]: { approval_id: string }[] = await manager.query(
-      `SELECT approval_id FROM payment.approval WHERE agent_id = $1 AND tool_id = $2 AND arguments_hash = $3 AND COALESCE(operation_key, '') = COALESCE($4, '') AND status = 'pending'`,
-      [request.agentId, request.toolId, request.argumentsHash, request.operationKey ?? null],
-    );
-    if (existing) return existing.approval_id;
-    const approvalId = request.intentId;
-    await manager.query(
-      `INSERT INTO payment.approval (approval_id, owner_id, agent_id, tool_id, arguments_hash, operation_key, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [approvalId, request.ownerId, request.agentId, request.toolId, request.argumentsHash, request.operationKey ?? null, price.toString(), request.price.asset],
-    );
-    return approvalId;
+  private pendingApproval(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<string> {
+    return Approvals.openRequest(manager, request.intentId, {
+      owner_id: request.ownerId, agent_id: request.agentId, tool_id: request.toolId, arguments_hash: request.argumentsHash,
+      operation_key: request.operationKey ?? null, amount_minor: price.toString(), asset: request.price.asset,
+    });
   }
 
   /** No prepaid wallet at all → PAYMENT_REQUIRED with the x402 requirement; a wallet that is short → PAYMENT_INSUFFICIENT_FUNDS. */
   private async noFunds(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<Refusal> {
     const asset = request.price.asset;
-    const [wallet]: { n: string }[] = await manager.query('SELECT count(*) AS n FROM payment.deposit WHERE owner_id = $1 AND asset = $2', [request.ownerId, asset]);
-    const available = await balanceOf(manager, PAYMENT, accountKey({ kind: 'available', ownerId: request.ownerId }), asset);
+    const { hasWallet, available } = await Holds.walletOf(manager, request.ownerId, asset);
     const canX402 = this.facilitator !== null && asset === this.options.x402.assetCode;
-    if (Number(wallet!.n) === 0 && canX402) {
+    if (!hasWallet && canX402) {
       return {
         code: 'PAYMENT_REQUIRED', retryable: true,
         message: 'This paid tool needs a payment: sign the x402 requirement returned and retry with it in _meta["x402/payment"].',
@@ -198,7 +159,10 @@ export class PlaceHoldUseCase {
 
   /** Refuses the call: the charge row records it, PaymentRejected tells the gateway (nothing is held). */
   async refuse(manager: EntityManager, request: CallRequestedPayload, causationId: string, r: Refusal): Promise<void> {
-    await this.recordCharge(manager, request, 0n, false, 'rejected', r.code);
+    await Holds.recordRefusal(manager, {
+      intent_id: request.intentId, owner_id: request.ownerId, agent_id: request.agentId, tool_id: request.toolId, arguments_hash: request.argumentsHash,
+      asset: request.price.asset, outcome: 'rejected', code: r.code,
+    });
     await this.outbox.append(manager, PaymentRejected, {
       intentId: request.intentId, code: r.code, message: r.message, retryable: r.retryable,
       ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}),
@@ -207,29 +171,14 @@ export class PlaceHoldUseCase {
       ...(r.final ? { final: true } : {}),
     }, { causationId });
   }
+}
 
-  private async recordCharge(manager: EntityManager, r: CallRequestedPayload, amount: bigint, free: boolean, outcome: 'held' | 'rejected', code?: string): Promise<void> {
-    const recorded: unknown[] = await manager.query(
-      `INSERT INTO payment.charge (intent_id, owner_id, agent_id, tool_id, arguments_hash, amount_minor, asset, free, outcome, code)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING 1`,
-      [r.intentId, r.ownerId, r.agentId, r.toolId, r.argumentsHash, amount.toString(), r.price.asset, free, outcome, code ?? null],
-    );
-    if (recorded.length > 0 && outcome === 'held') await this.count(manager, r, amount, free);
-  }
-
-  /** A hold adds to the agent's counters (spend per day, week and month, the minute's calls and spend, free calls): one statement. */
-  private async count(manager: EntityManager, r: CallRequestedPayload, amount: bigint, free: boolean): Promise<void> {
-    const now = new Date();
-    const rows: [CounterKind, Date, string, bigint][] = [
-      ['day', periodStart('day', now), r.price.asset, amount], ['week', periodStart('week', now), r.price.asset, amount],
-      ['month', periodStart('month', now), r.price.asset, amount], ['minute', minuteStart(now), r.price.asset, amount],
-      ...(free ? [['free', periodStart('day', now), r.toolId, 0n] as [CounterKind, Date, string, bigint]] : []),
-    ];
-    await manager.query(
-      `INSERT INTO payment.spend_counter AS s (agent_id, kind, bucket, key, calls, amount)
-       SELECT $1, x.kind, x.bucket, x.key, 1, x.amount FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::bigint[]) AS x(kind, bucket, key, amount)
-       ON CONFLICT (agent_id, kind, bucket, key) DO UPDATE SET calls = s.calls + 1, amount = s.amount + EXCLUDED.amount`,
-      [r.agentId, rows.map((x) => x[0]), rows.map((x) => x[1]), rows.map((x) => x[2]), rows.map((x) => x[3].toString())],
-    );
-  }
+/** The counters a hold adds to: spend per day, week and month, the minute's calls and spend, and the tool's free calls of the day. */
+function countersOf(r: CallRequestedPayload, amount: bigint, free: boolean, now: Date): CounterIncrement[] {
+  const asset = r.price.asset;
+  return [
+    { kind: 'day', bucket: periodStart('day', now), key: asset, amount }, { kind: 'week', bucket: periodStart('week', now), key: asset, amount },
+    { kind: 'month', bucket: periodStart('month', now), key: asset, amount }, { kind: 'minute', bucket: minuteStart(now), key: asset, amount },
+    ...(free ? [{ kind: 'free' as const, bucket: periodStart('day', now), key: r.toolId, amount: 0n }] : []),
+  ];
 }

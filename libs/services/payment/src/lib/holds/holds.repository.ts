@@ -1,0 +1,122 @@
+import { type EntityManager } from 'typeorm';
+import { accountKey, type CounterKind } from '@tollgate/accounting';
+import { returnedRows } from '@tollgate/persistence';
+
+/** One row of `payment.hold`: the money set aside for one call until it is captured or voided. */
+export interface HoldRow {
+  hold_id: string;
+  intent_id: string;
+  owner_id: string;
+  amount_minor: string;
+  asset: string;
+  status: 'pending' | 'captured' | 'voided';
+  captured_minor: string | null;
+  created_at: Date;
+  resolved_at: Date | null;
+}
+
+/** One row of `payment.charge`: payment's decision on one CallRequested (held or rejected, with the refusal's code). */
+export interface ChargeRow {
+  intent_id: string;
+  owner_id: string;
+  agent_id: string;
+  tool_id: string;
+  arguments_hash: string;
+  amount_minor: string;
+  asset: string;
+  free: boolean;
+  outcome: 'held' | 'rejected';
+  code: string | null;
+  created_at: Date;
+}
+
+/** One row of `payment.spend_counter`: an agent's calls and spend in one bucket (a day, a week, a month, a minute, a tool's free calls of a day). */
+export interface SpendCounterRow {
+  agent_id: string;
+  kind: CounterKind;
+  bucket: Date;
+  key: string;
+  calls: number;
+  amount: string;
+}
+
+export type NewCharge = Omit<ChargeRow, 'created_at' | 'code'> & { code?: string };
+
+/** The counters a hold adds to, one per bucket. */
+export type CounterIncrement = Pick<SpendCounterRow, 'kind' | 'bucket' | 'key'> & { amount: bigint };
+
+/** A resolved hold, with what its owner owed when it resolved (the debt row locked for the posting that follows). */
+export interface ResolvedHold { intentId: string; ownerId: string; amount: bigint; asset: string; owedMinor: bigint }
+
+/** The debt account of an owner, spelled in SQL from the one place that names accounts. */
+const [DEBT_PREFIX, DEBT_SUFFIX] = accountKey({ kind: 'debt', ownerId: '\u0000' }).split('\u0000') as [string, string];
+
+/** Every statement on `payment.hold`, `payment.charge` and `payment.spend_counter`. */
+export const Holds = {
+  /**
+   * The agent's lock for this transaction: concurrent calls of one agent are decided one after another, each seeing
+   * what the one before it counted. Its own statement, before the reads it protects (a statement's snapshot is taken
+   * when it starts, so a lock taken inside the read would not see the previous holder's commit).
+   */
+  async lockAgent(m: EntityManager, agentId: string): Promise<void> {
+    await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${agentId}`]);
+  },
+
+  /** Whether the owner ever had a wallet in this asset (a deposit), and what is available in it now. */
+  async walletOf(m: EntityManager, ownerId: string, asset: string): Promise<{ hasWallet: boolean; available: bigint }> {
+    const [r]: { has_wallet: boolean; available: string }[] = await m.query(
+      `SELECT EXISTS (SELECT 1 FROM payment.deposit WHERE owner_id = $1 AND asset = $2) AS has_wallet,
+              COALESCE((SELECT balance FROM payment.balance WHERE account = $3 AND asset = $2), 0) AS available`,
+      [ownerId, asset, accountKey({ kind: 'available', ownerId })],
+    );
+    return { hasWallet: r!.has_wallet, available: BigInt(r!.available) };
+  },
+
+  /**
+   * The hold placed, in one statement: the hold row, the charge row (once per intent) and — only when that charge is
+   * new — the agent's counters, plus the owner's approval used up when this call needed one.
+   */
+  async place(m: EntityManager, h: { holdId: string; charge: NewCharge; counters: readonly CounterIncrement[]; approval?: { operationKey: string | null } }): Promise<void> {
+    const c = h.charge;
+    await m.query(
+      `WITH c AS (
+         INSERT INTO payment.charge (intent_id, owner_id, agent_id, tool_id, arguments_hash, amount_minor, asset, free, outcome)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'held') ON CONFLICT DO NOTHING RETURNING intent_id),
+       h AS (INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset) VALUES ($9, $1, $2, $6, $7) RETURNING 1),
+       a AS (UPDATE payment.approval SET status = 'used', used_by_intent = $1
+              WHERE $10 AND agent_id = $3 AND tool_id = $4 AND arguments_hash = $5 AND COALESCE(operation_key, '') = COALESCE($11, '') AND status = 'approved'
+              RETURNING 1)
+       INSERT INTO payment.spend_counter AS s (agent_id, kind, bucket, key, calls, amount)
+       SELECT $3, x.kind, x.bucket, x.key, 1, x.amount FROM c, unnest($12::text[], $13::timestamptz[], $14::text[], $15::bigint[]) AS x(kind, bucket, key, amount)
+       ON CONFLICT (agent_id, kind, bucket, key) DO UPDATE SET calls = s.calls + 1, amount = s.amount + EXCLUDED.amount`,
+      [c.intent_id, c.owner_id, c.agent_id, c.tool_id, c.arguments_hash, c.amount_minor, c.asset, c.free, h.holdId, h.approval !== undefined, h.approval?.operationKey ?? null,
+        h.counters.map((x) => x.kind), h.counters.map((x) => x.bucket), h.counters.map((x) => x.key), h.counters.map((x) => x.amount.toString())],
+    );
+  },
+
+  /** A refusal recorded once per intent (a redelivered CallRequested finds it and changes nothing). */
+  async recordRefusal(m: EntityManager, c: Omit<NewCharge, 'free' | 'amount_minor'> & { code: string }): Promise<void> {
+    await m.query(
+      `INSERT INTO payment.charge (intent_id, owner_id, agent_id, tool_id, arguments_hash, amount_minor, asset, free, outcome, code)
+       VALUES ($1, $2, $3, $4, $5, 0, $6, false, 'rejected', $7) ON CONFLICT DO NOTHING`,
+      [c.intent_id, c.owner_id, c.agent_id, c.tool_id, c.arguments_hash, c.asset, c.code],
+    );
+  },
+
+  /**
+   * A pending hold captured or voided, once (the status guard: a redelivered outcome finds it resolved and gets
+   * nothing), with the owner's debt read under a row lock in the same statement — the posting that follows repays it.
+   */
+  async resolve(m: EntityManager, holdId: string, outcome: 'captured' | 'voided', capturedMinor?: bigint): Promise<ResolvedHold | undefined> {
+    const [row] = returnedRows<{ intent_id: string; owner_id: string; amount_minor: string; asset: string; debt: string | null }>(await m.query(
+      `WITH h AS (UPDATE payment.hold SET status = $2, resolved_at = now(), captured_minor = $3 WHERE hold_id = $1 AND status = 'pending'
+                   RETURNING intent_id, owner_id, amount_minor, asset)
+       SELECT h.*, (SELECT b.balance FROM payment.balance b WHERE b.account = $4 || h.owner_id || $5 AND b.asset = h.asset FOR UPDATE) AS debt FROM h`,
+      [holdId, outcome, capturedMinor?.toString() ?? null, DEBT_PREFIX, DEBT_SUFFIX],
+    ));
+    if (!row) return undefined;
+    const debt = BigInt(row.debt ?? '0');
+    return { intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset, owedMinor: debt < 0n ? -debt : 0n };
+  },
+
+};
