@@ -53,7 +53,6 @@ const notYetInRepositories = [
   'libs/services/discovery/src/lib/register-provider/register-provider.usecase.ts',
   'libs/services/discovery/src/lib/review-tool/review-tool.usecase.ts',
   'libs/services/discovery/src/lib/sync-provider/sync-provider.usecase.ts',
-  'libs/services/execution/src/lib/dispatch-call/dispatch-call.usecase.ts',
   'libs/services/execution/src/lib/reconcile-calls/reconcile-calls.usecase.ts',
   'libs/services/execution/src/lib/sync-bindings/sync-bindings.usecase.ts',
   'libs/services/gateway/src/lib/access-policy/access-policy.controller.ts',
@@ -67,7 +66,6 @@ const notYetInRepositories = [
   'libs/services/ledger/src/lib/reconcile-books/reconciliation.usecase.ts',
   'libs/services/payment/src/lib/fund-wallet/fund-wallet.usecase.ts',
   'libs/services/payment/src/lib/spend-policy/spend-policy.controller.ts',
-  'libs/services/settlement/src/lib/close-verification/close-verification.usecase.ts',
   'libs/services/settlement/src/lib/issue-payout/issue-payout.usecase.ts',
 ];
 

@@ -4,7 +4,8 @@
  * running when the gateway's wait ends becomes a task whose id is the call's intentId; tasks/get reports the
  * call-life status and, once answered, the answer with its receipt (the same one the operation key replays);
  * tasks/cancel before dispatch releases the hold (execution cancels, settlement refunds), after dispatch it is
- * refused with the reason. Clients without the extension get today's IDEMPOTENCY_IN_PROGRESS.
+ * refused with the reason; a kill -9 of the gateway and execution right after an acknowledged cancel loses nothing and
+ * charges nothing. Clients without the extension get today's IDEMPOTENCY_IN_PROGRESS.
  */
 import { Client as PgClient } from 'pg';
 import { type DistributedSystem, startDistributedSystem, waitFor } from '@tollgate/testing';
@@ -162,6 +163,37 @@ describe('paid calls as tasks, 2026-07-28 (issue 20 point 3)', () => {
       await older.close();
     }
     expect(await wallet()).toBe(before);
+  });
+
+  it('kill -9 mid-cancel: gateway and execution die right after the cancel is acknowledged; after restart the call is cancelled once, refunded, never sent', async () => {
+    const processOf = (name: string) => [...system.processes].reverse().find((p) => p.name === name)!;
+    const ready = (name: string) => waitFor(`${name} ready`, async () => (await fetch(`${system.url(name)}/health/ready`).catch(() => undefined))?.status === 200, 120_000, 200);
+    await processOf('payment').stop('SIGTERM');
+    const before = await wallet();
+    const created = await slowCall('crash cancel', 0, 'task-crash-cancel');
+    const taskId = created.result!['taskId'] as string;
+    expect((await rpc('tasks/cancel', { taskId })).result).toEqual({ resultType: 'complete' });
+    // The acknowledged cancel is a durable fact before the answer: nothing the crash takes may undo it.
+    await Promise.all([processOf('gateway').stop('SIGKILL'), processOf('execution').stop('SIGKILL')]);
+    system.start('execution');
+    system.start('gateway');
+    await Promise.all([ready('execution'), ready('gateway')]);
+    system.start('payment');
+    await ready('payment');
+    await waitFor('the hold placed and released', async () =>
+      (await pg.query(`SELECT status FROM payment.hold WHERE intent_id = $1`, [taskId])).rows[0]?.status === 'voided', 90_000, 250);
+    const cancelled = await waitFor('the task cancelled', async () => {
+      const r = await rpc('tasks/get', { taskId });
+      return r.result?.['status'] === 'cancelled' ? r.result : undefined;
+    }, 60_000, 250);
+    expect(cancelled['statusMessage']).toMatch(/nothing was performed/);
+    expect(await wallet()).toBe(before);
+    expect(await providerSaw('task-crash-cancel')).toBe(0);
+    // Once: one charge decision, one hold, one refund posting for this call.
+    const once = await pg.query(
+      `SELECT (SELECT count(*) FROM payment.charge WHERE intent_id = $1)::int AS charges, (SELECT count(*) FROM payment.hold WHERE intent_id = $1)::int AS holds,
+              (SELECT count(*) FROM payment.posting WHERE intent_id = $1 AND kind = 'void')::int AS voids`, [taskId]);
+    expect(once.rows[0]).toEqual({ charges: 1, holds: 1, voids: 1 });
   });
 
   it('the extension\'s protocol rules: Mcp-Name must name the task (-32020), the client must declare the extension (-32021), another agent\'s task is not found (-32602)', async () => {

@@ -8,11 +8,11 @@ import {
 } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { callUpstreamTool, type TrustedActor, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
-import { returnedRows } from '@tollgate/persistence';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
 import { compareReadBack, eligibleBindings, MAX_RESULT_BYTES, mayFallBack, type ReadBackSpec } from './call-policy';
 import { checkResult } from './check-result';
+import { DispatchAttempts } from './dispatch-attempts.repository';
 import { PendingCallsRepository, type ToolBindingRow } from './pending-calls.repository';
 
 /** The part of the R1 scope that is the same for every binding of a call (the server is the binding's provider). */
@@ -158,10 +158,7 @@ export class DispatchCallUseCase {
 
   private async recordDispatch(m: EntityManager, d: Dispatch, attempt: number, causationId?: string): Promise<CallDispatchedPayload> {
     const binding = d.bindings[attempt - 1]!;
-    await m.query(
-      `INSERT INTO execution.dispatch_attempt (intent_id, attempt, binding_id, provider_id, status) VALUES ($1, $2, $3, $4, 'dispatched')`,
-      [d.intentId, attempt, binding.bindingId, binding.providerId],
-    );
+    await DispatchAttempts.record(m, { intent_id: d.intentId, attempt, binding_id: binding.bindingId, provider_id: binding.providerId });
     const dispatched: CallDispatchedPayload = {
       intentId: d.intentId, attempt, providerId: binding.providerId, bindingId: binding.bindingId,
       upstreamToolName: binding.upstreamToolName, deadlineAt: d.deadlineAt.toISOString(), operationKey: d.operationKey,
@@ -203,7 +200,7 @@ export class DispatchCallUseCase {
 
   /** R7: the binding is checked again right before the I/O: the catalog may have dropped it since the dispatch was recorded. */
   private async bindingStillServes(toolId: string, binding: ToolBindingDto): Promise<boolean> {
-    const [t]: { bindings: ToolBindingDto[]; status: string }[] = await this.dataSource.query('SELECT bindings, status FROM execution.tool_binding WHERE tool_id = $1', [toolId]);
+    const t = await this.pending.bindingsOf(this.dataSource, toolId);
     return t?.status === 'active' && t.bindings.some((b) => b.bindingId === binding.bindingId && b.health !== 'unhealthy');
   }
 
@@ -342,16 +339,12 @@ export class DispatchCallUseCase {
   /** Moves an attempt out of `dispatched` exactly once, with its facts, in one transaction. */
   async complete(intentId: string, attempt: number, status: 'result_received' | 'outcome_unknown' | 'failed', write: (m: EntityManager) => Promise<void>): Promise<boolean> {
     return this.dataSource.transaction(async (m) => {
-      const updated = returnedRows(await m.query(
-        `UPDATE execution.dispatch_attempt SET status = $3, completed_at = now() WHERE intent_id = $1 AND attempt = $2 AND status = 'dispatched' RETURNING 1`,
-        [intentId, attempt, status],
-      ));
-      if (updated.length === 1) await write(m);
-      return updated.length === 1;
+      const moved = await DispatchAttempts.complete(m, intentId, attempt, status);
+      if (moved) await write(m);
+      return moved;
     });
   }
 }
 
-export async function openReconciliation(m: EntityManager, intentId: string, attempt: number, reason: string): Promise<void> {
-  await m.query('INSERT INTO execution.reconciliation (intent_id, attempt, reason) VALUES ($1, $2, $3) ON CONFLICT (intent_id) DO NOTHING', [intentId, attempt, reason]);
-}
+/** An unknown outcome to reconcile, in the caller's transaction (one per call). */
+export const openReconciliation = DispatchAttempts.openReconciliation;

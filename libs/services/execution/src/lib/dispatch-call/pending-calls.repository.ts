@@ -54,6 +54,12 @@ export class PendingCallsRepository {
     return new Map(rows.map((r) => [r.tool_id, r]));
   }
 
+  /** One tool's bindings and status as they are now (R7: checked again right before each attempt's I/O). */
+  async bindingsOf(m: Executor, toolId: string): Promise<Pick<ToolBindingRow, 'bindings' | 'status'> | undefined> {
+    const [t] = (await m.query('SELECT bindings, status FROM execution.tool_binding WHERE tool_id = $1', [toolId])) as Pick<ToolBindingRow, 'bindings' | 'status'>[];
+    return t;
+  }
+
   /** Saves every changed call (locked by `lockLives`) in one statement; the request's columns come from the state. */
   async saveLives(m: Executor, changes: readonly PendingCallChange[]): Promise<void> {
     if (changes.length === 0) return;

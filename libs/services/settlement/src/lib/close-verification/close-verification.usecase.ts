@@ -8,6 +8,7 @@ import { inRecordedContext } from '@tollgate/observability';
 import { applyPosting } from '@tollgate/persistence';
 import { SETTLEMENT, SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from '../settlement.constants';
 import { type SettlementOptions } from '../settlement.options';
+import { VerificationRepository } from '../record-call-fact/verification.repository';
 
 /**
  * Settles every call whose verification window has closed with a confirmed
@@ -24,22 +25,15 @@ export class CloseVerificationUseCase {
     @Inject(SETTLEMENT_OPTIONS) private readonly options: SettlementOptions,
   ) {}
 
+  private readonly verifications = new VerificationRepository();
+
   /** Returns how many calls were settled. Safe to run from several instances at once. */
   async execute(batch = 100): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const due: { intent_id: string; hold_id: string; amount_minor: string; asset: string; provider_id: string; owner_id: string | null; trace_headers: Record<string, string> | null }[] = await manager.query(
-        `SELECT intent_id, hold_id, amount_minor, asset, provider_id, owner_id, trace_headers FROM settlement.verification
-          WHERE state = 'open' AND effect = 'confirmed' AND due_at <= now() AND hold_id IS NOT NULL AND provider_id IS NOT NULL
-          ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [batch],
-      );
-      for (const row of due) {
-        const gross = BigInt(row.amount_minor);
-        const { fee, net } = splitFee(gross, this.options.feeBps);
-        await manager.query(
-          `UPDATE settlement.verification SET state = 'settled', closed_at = now(), fee_minor = $2, net_minor = $3 WHERE intent_id = $1`,
-          [row.intent_id, fee.toString(), net.toString()],
-        );
+      const due = await this.verifications.claimDue(manager, batch);
+      const split = due.map((row) => ({ row, gross: BigInt(row.amount_minor), ...splitFee(BigInt(row.amount_minor), this.options.feeBps) }));
+      await this.verifications.markSettled(manager, split.map(({ row, fee, net }) => ({ intentId: row.intent_id, fee, net })));
+      for (const { row, gross, fee, net } of split) {
         await applyPosting(manager, SETTLEMENT, `settle:${row.hold_id}`, 'settle', Movements.settle(row.provider_id, { minor: gross, asset: row.asset }, fee), row.intent_id);
         await inRecordedContext('settlement close verification', row.trace_headers, row.intent_id, () => this.outbox.append(manager, CallSettled, {
           intentId: row.intent_id,

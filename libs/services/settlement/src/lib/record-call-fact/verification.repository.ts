@@ -22,6 +22,9 @@ export interface VerificationRow {
   trace_headers: Record<string, string> | null;
 }
 
+/** A call due for settlement, as `claimDue` returns it. */
+export type DueSettlement = Pick<VerificationRow, 'intent_id' | 'owner_id' | 'trace_headers'> & { hold_id: string; amount_minor: string; asset: string; provider_id: string };
+
 export type LoadedVerification = Pick<VerificationRow, 'intent_id' | 'life' | 'due_at' | 'state'>;
 
 /** A saved state; `dueInMs` opens the verification window (kept if already open), `refunded` closes the call. */
@@ -67,6 +70,26 @@ export class VerificationRepository {
       [rows.map((r) => r.intentId), rows.map((r) => JSON.stringify(r.life)), rows.map((r) => r.hold_id), rows.map((r) => r.amount_minor),
         rows.map((r) => r.asset), rows.map((r) => r.owner_id), rows.map((r) => r.provider_id), rows.map((r) => r.effect), rows.map((r) => r.reason),
         rows.map((r) => r.dueInMs ?? null), rows.map((r) => (r.traceHeaders ? JSON.stringify(r.traceHeaders) : null)), rows.map((r) => r.refunded === true)],
+    );
+  }
+
+  /** Calls whose window closed with a confirmed effect, oldest due first, locked (another instance skips them). */
+  async claimDue(m: Executor, limit: number): Promise<DueSettlement[]> {
+    return (await m.query(
+      `SELECT intent_id, hold_id, amount_minor, asset, provider_id, owner_id, trace_headers FROM settlement.verification
+        WHERE state = 'open' AND effect = 'confirmed' AND due_at <= now() AND hold_id IS NOT NULL AND provider_id IS NOT NULL
+        ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    )) as DueSettlement[];
+  }
+
+  /** Closes claimed calls as settled with their fee split, in one statement. */
+  async markSettled(m: Executor, settled: readonly { intentId: string; fee: bigint; net: bigint }[]): Promise<void> {
+    if (settled.length === 0) return;
+    await m.query(
+      `UPDATE settlement.verification v SET state = 'settled', closed_at = now(), fee_minor = x.fee, net_minor = x.net
+         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS x(intent_id, fee, net) WHERE v.intent_id = x.intent_id`,
+      [settled.map((s) => s.intentId), settled.map((s) => s.fee.toString()), settled.map((s) => s.net.toString())],
     );
   }
 }
