@@ -89,6 +89,8 @@ export async function retryUntilStopped(
   attempt: () => Promise<void>,
   isStopped: () => boolean,
   onError: (error: unknown, tries: number) => void,
+  /** Run after each failed try (a consumer's heartbeat, so a long outage does not cost it its group); what it throws ends the retries. */
+  between?: () => Promise<void>,
 ): Promise<boolean> {
   let delay = 100;
   for (let tries = 1; ; tries++) {
@@ -98,6 +100,7 @@ export async function retryUntilStopped(
     } catch (error) {
       onError(error, tries);
       if (isStopped()) return false;
+      await between?.();
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 5000);
       if (isStopped()) return false;

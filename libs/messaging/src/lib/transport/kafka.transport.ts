@@ -1,4 +1,4 @@
-import { type Consumer, Kafka, logLevel, Partitioners, type Producer, type LogEntry } from 'kafkajs';
+import { type Consumer, type EachBatchPayload, Kafka, logLevel, Partitioners, type Producer, type LogEntry } from 'kafkajs';
 import { type Logger } from 'pino';
 import { type DeliveredMessage, type EventTransport, retryUntilStopped, type SubscribeOptions, type Subscription, type TransportMessage } from './event-transport';
 
@@ -19,12 +19,19 @@ export interface KafkaTransportOptions {
   partitionsConsumedConcurrently?: number;
 }
 
+/** One subscription's group member: the kafkajs consumer running it now (a new one after a crash kafkajs gives up on). */
+interface ConsumerMember {
+  consumer?: Consumer;
+  healthy: boolean;
+  stopped: boolean;
+}
+
 /** The distributed driver (kafkajs). Delivery contract: see event-transport.ts. */
 export class KafkaTransport implements EventTransport {
   readonly driver = 'kafka' as const;
   private readonly kafka: Kafka;
   private readonly producer: Producer;
-  private readonly consumers = new Map<Consumer, { healthy: boolean }>();
+  private readonly members = new Set<ConsumerMember>();
   private producerConnected = false;
 
   private readonly prefix: string;
@@ -103,7 +110,56 @@ export class KafkaTransport implements EventTransport {
     });
   }
 
+  /**
+   * One consumer group member per subscription, supervised: kafkajs restarts a consumer itself after a retriable
+   * crash, but not after a non-retriable one (an ILLEGAL_GENERATION commit after the member was evicted while a batch
+   * waited out a database outage, say) — the member would stay dead and the service never ready again. Then a new
+   * member is started here, after a back-off, until one joins; readiness says "down" meanwhile.
+   */
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const member: ConsumerMember = { healthy: true, stopped: false };
+    this.members.add(member);
+    let restartDelayMs = 1_000;
+    let restarting = false;
+    // One restart at a time: a new member after the back-off, again (doubling to 30 s) until one joins.
+    const restart = () => {
+      if (member.stopped || restarting) return;
+      restarting = true;
+      setTimeout(() => {
+        if (member.stopped) return;
+        this.startMember(member, options, restart).then(
+          () => {
+            restartDelayMs = 1_000;
+            restarting = false;
+          },
+          (err) => {
+            this.options.logger.error({ err, groupId: options.groupId }, 'consumer could not be restarted; trying again');
+            restartDelayMs = Math.min(restartDelayMs * 2, 30_000);
+            restarting = false;
+            restart();
+          },
+        );
+      }, restartDelayMs).unref();
+    };
+    try {
+      await this.startMember(member, options, restart);
+    } catch (err) {
+      member.stopped = true;
+      this.members.delete(member);
+      throw err;
+    }
+    return {
+      stop: async () => {
+        member.stopped = true;
+        await member.consumer?.stop();
+        await member.consumer?.disconnect();
+        this.members.delete(member);
+      },
+    };
+  }
+
+  /** Connects a new kafkajs consumer for `member`, runs it, and resolves once it joined its group. */
+  private async startMember(member: ConsumerMember, options: SubscribeOptions, restart: () => void): Promise<void> {
     const consumer = this.kafka.consumer({
       groupId: this.prefix + options.groupId,
       sessionTimeout: 10_000,
@@ -117,75 +173,82 @@ export class KafkaTransport implements EventTransport {
       // A lingering consumer lets the broker gather a batch: up to lingerMs, or until 64 KiB are waiting.
       ...(options.lingerMs ? { maxWaitTimeInMs: options.lingerMs, minBytes: 64 * 1024 } : {}),
     });
-    const state = { healthy: true };
-    this.consumers.set(consumer, state);
-    let stopped = false;
+    member.consumer = consumer;
+    const joinTimeoutMs = this.options.joinTimeoutMs ?? 30_000;
     const joined = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`group ${options.groupId} did not join within ${this.options.joinTimeoutMs ?? 30_000} ms`)),
-        this.options.joinTimeoutMs ?? 30_000,
-      );
+      const timer = setTimeout(() => reject(new Error(`group ${options.groupId} did not join within ${joinTimeoutMs} ms`)), joinTimeoutMs);
       consumer.on(consumer.events.GROUP_JOIN, () => {
         clearTimeout(timer);
-        state.healthy = true;
+        member.healthy = true;
         resolve();
       });
     });
+    // Handled here too: when connecting fails first, nobody awaits the join, and its timeout must not go unhandled.
+    joined.catch(() => undefined);
     consumer.on(consumer.events.CRASH, (e) => {
-      state.healthy = false;
-      this.options.logger.error({ err: e.payload.error, groupId: options.groupId }, 'consumer crashed; kafkajs restarts it');
+      member.healthy = false;
+      const restarts = e.payload.restart;
+      this.options.logger.error({ err: e.payload.error, groupId: options.groupId, restarts }, restarts ? 'consumer crashed; kafkajs restarts it' : 'consumer crashed; starting a new one');
+      if (!restarts && member.consumer === consumer) restart();
     });
+    try {
+      await this.run(consumer, member, options);
+      await joined;
+    } catch (err) {
+      await consumer.disconnect().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async run(consumer: Consumer, member: ConsumerMember, options: SubscribeOptions): Promise<void> {
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics.map((t) => this.prefix + t), fromBeginning: options.fromBeginning });
-    const batchSize = Math.min(this.options.batchSize ?? 100, options.maxBatchSize ?? Infinity);
     await consumer.run({
       // One batch at a time per consumer: a batch's transaction updates the rows of several calls, and two batches of
       // the same group side by side (one call's events travel on several topics) could lock them in opposite orders.
       // Batches, not parallel partitions, carry the throughput; a second instance of the service takes half the partitions.
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        const topic = batch.topic.slice(this.prefix.length);
-        for (let i = 0; i < batch.messages.length; i += batchSize) {
-          if (!isRunning() || isStale()) return;
-          const chunk: DeliveredMessage[] = batch.messages.slice(i, i + batchSize).map((message) => ({
-            topic,
-            partition: batch.partition,
-            offset: message.offset,
-            key: message.key?.toString() ?? '',
-            value: message.value?.toString() ?? '',
-            headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v?.toString() ?? ''])),
-          }));
-          const done = await retryUntilStopped(
-            () => options.handleBatch(chunk),
-            () => stopped,
-            (error, tries) => this.options.logger.warn({ err: error, topic, partition: batch.partition, offset: chunk[0]!.offset, tries }, 'batch handler failed; will redeliver'),
-          );
-          // Throwing leaves the offset uncommitted, so the batch is redelivered after the stop.
-          if (!done) throw new Error('subscription stopped before the batch was handled');
-          resolveOffset(chunk.at(-1)!.offset);
-          await heartbeat();
-        }
-      },
+      eachBatch: (payload) => this.eachBatch(member, options, payload),
     });
-    await joined;
-    return {
-      stop: async () => {
-        stopped = true;
-        await consumer.stop();
-        await consumer.disconnect();
-        this.consumers.delete(consumer);
-      },
-    };
+  }
+
+  private async eachBatch(member: ConsumerMember, options: SubscribeOptions, { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const topic = batch.topic.slice(this.prefix.length);
+    const batchSize = Math.min(this.options.batchSize ?? 100, options.maxBatchSize ?? Infinity);
+    for (let i = 0; i < batch.messages.length; i += batchSize) {
+      if (!isRunning() || isStale()) return;
+      const chunk: DeliveredMessage[] = batch.messages.slice(i, i + batchSize).map((message) => ({
+        topic,
+        partition: batch.partition,
+        offset: message.offset,
+        key: message.key?.toString() ?? '',
+        value: message.value?.toString() ?? '',
+        headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v?.toString() ?? ''])),
+      }));
+      // While the handler keeps failing (a database outage), the member keeps heartbeating: it stays in its group instead
+      // of being evicted after the session timeout. A heartbeat that fails (a rebalance) ends the batch; it is redelivered.
+      const done = await retryUntilStopped(
+        () => options.handleBatch(chunk),
+        () => member.stopped,
+        (error, tries) => this.options.logger.warn({ err: error, topic, partition: batch.partition, offset: chunk[0]!.offset, tries }, 'batch handler failed; will redeliver'),
+        heartbeat,
+      );
+      // Throwing leaves the offset uncommitted, so the batch is redelivered after the stop.
+      if (!done) throw new Error('subscription stopped before the batch was handled');
+      resolveOffset(chunk.at(-1)!.offset);
+      await heartbeat();
+    }
   }
 
   isReady(): boolean {
-    return this.producerConnected && [...this.consumers.values()].every((c) => c.healthy);
+    return this.producerConnected && [...this.members].every((m) => m.healthy);
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.consumers.keys()].map((c) => c.disconnect().catch(() => undefined)));
-    this.consumers.clear();
+    for (const m of this.members) m.stopped = true;
+    await Promise.all([...this.members].map((m) => m.consumer?.disconnect().catch(() => undefined)));
+    this.members.clear();
     await this.producer.disconnect();
     this.producerConnected = false;
   }
