@@ -4,3 +4,4 @@ export * from './lib/double-entry/double-entry.store';
 export * from './lib/channel-listener';
 export * from './lib/embedded-postgres';
 export * from './lib/lock-call-rows';
+export * from './lib/prepared-statements';

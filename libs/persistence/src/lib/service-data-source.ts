@@ -1,5 +1,6 @@
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
 import { Client } from 'pg';
+import { PreparingClient } from './prepared-statements';
 
 export interface ServiceDataSourceSpec {
   /** Connection name; one per service, so several services can share one process (embedded mode). */
@@ -30,7 +31,8 @@ export function serviceDataSourceOptions(spec: ServiceDataSourceSpec): DataSourc
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: spec.poolSize ?? 10, application_name: `tollgate-${spec.name}` },
+    // PreparingClient: each parameterised statement is parsed and planned once per connection (prepared-statements.ts).
+    extra: { max: spec.poolSize ?? 10, application_name: `tollgate-${spec.name}`, Client: PreparingClient },
   };
 }
 

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { type EntityManager } from 'typeorm';
-import { ChannelListener } from '@tollgate/persistence';
+import { ChannelListener, PreparingClient } from '@tollgate/persistence';
 import { type Logger } from 'pino';
 import {
   type DeliveredMessage, type EventTransport, retryUntilStopped, type SqlExecutor, type SubscribeOptions, type Subscription, type TransportMessage,
@@ -133,7 +133,7 @@ export class PostgresLogTransport implements EventTransport {
   constructor(private readonly options: PostgresLogTransportOptions) {}
 
   async connect(): Promise<void> {
-    this.pool = new Pool({ connectionString: this.options.databaseUrl, max: 4, application_name: 'tollgate-eventlog' });
+    this.pool = new Pool({ connectionString: this.options.databaseUrl, max: 4, application_name: 'tollgate-eventlog', Client: PreparingClient });
     this.pool.on('error', (err) => this.options.logger.warn({ err }, 'event log pool connection error'));
     for (const sql of DDL) await this.pool.query(sql);
     await this.listen();

@@ -1,0 +1,48 @@
+/**
+ * Medium tier (real PostgreSQL): every service's pool prepares a parameterised statement once per connection and then
+ * only binds and executes it (issue 19 point 5: the server's parse and plan were most of a short statement's cost),
+ * through TypeORM as the repositories call it — results and errors unchanged.
+ */
+import { DataSource, QueryFailedError } from 'typeorm';
+import { createTestDatabase } from '@tollgate/testing';
+import { returnedRows, serviceDataSourceOptions } from '../src';
+
+jest.setTimeout(60_000);
+
+describe('prepared statements through TypeORM (medium tier)', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tollgate_prepared');
+    ds = new DataSource(serviceDataSourceOptions({ name: 'prepared-test', schema: 'public', url: db.url, entities: [], migrations: [] }));
+    await ds.initialize();
+    await ds.query('CREATE TABLE item (id int PRIMARY KEY, label text NOT NULL)');
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  it('a parameterised statement is prepared once on its connection and answers as before; one without parameters is not', async () => {
+    const runner = ds.createQueryRunner();
+    try {
+      const insert = 'INSERT INTO item (id, label) VALUES ($1, $2) RETURNING id, label';
+      expect(await runner.query(insert, [1, 'one'])).toEqual([{ id: 1, label: 'one' }]);
+      expect(await runner.query(insert, [2, 'two'])).toEqual([{ id: 2, label: 'two' }]);
+      // UPDATE ... RETURNING keeps TypeORM's [rows, count] shape.
+      expect(returnedRows(await runner.query('UPDATE item SET label = $2 WHERE id = $1 RETURNING label', [2, 'deux']))).toEqual([{ label: 'deux' }]);
+      await runner.query('SELECT count(*) FROM item');
+      const prepared = (await runner.query('SELECT statement FROM pg_prepared_statements ORDER BY prepare_time')) as { statement: string }[];
+      expect(prepared.map((p) => p.statement)).toEqual([insert, 'UPDATE item SET label = $2 WHERE id = $1 RETURNING label']);
+    } finally {
+      await runner.release();
+    }
+  });
+
+  it('errors still reach callers as TypeORM QueryFailedError with the driver error', async () => {
+    const failed = ds.query('INSERT INTO item (id, label) VALUES ($1, $2)', [1, 'again']);
+    await expect(failed).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(failed).rejects.toMatchObject({ driverError: { code: '23505' } });
+  });
+});
