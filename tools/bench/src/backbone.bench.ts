@@ -29,6 +29,8 @@ const SEQUENTIAL = 300;
 const CONCURRENT_CALLS = 960;
 const PRICE_MINOR = '10';
 const FREE_CALLS = 100;
+/** The sequential rounds after a burst, right away and once caught up (growth or catch-up). */
+const AFTER_BURST_CALLS = 100;
 const CLOCK_TICKS_PER_S = 100;
 
 /** The protocol era the bench's clients speak (BENCH_ERA=2026-07-28 for the current one). */
@@ -285,6 +287,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
     'SELECT calls::text, left(regexp_replace(query, \'\\s+\', \' \', \'g\'), 140) AS query FROM pg_stat_statements ORDER BY calls DESC LIMIT 120',
   )).rows.map((r) => ({ perCall: +(Number(r.calls) / CONCURRENT_CALLS).toFixed(2), query: r.query })) : [];
   const books = await booksAfter(t.pg);
+  const afterBurst = await growthOrCatchUp(agents, t);
   // Where a sequential call's time goes: the median gap before each fact, from the previous fact of the same call.
   const hops = (await t.pg.query<{ type: string; p50: number }>(
     `SELECT type, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY gap_ms)::numeric, 2)::float AS p50 FROM (
@@ -299,8 +302,23 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
     direct, gateway: { sequential, agents16 }, freeCalls: { sequential: free }, idle,
     overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
     costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
-    books, hops, ...(soakWindows ? { soak: soakWindows } : {}),
+    books, hops, afterBurst, ...(soakWindows ? { soak: soakWindows } : {}),
   };
+}
+
+/**
+ * Issue 19 point 5: the sequential p50 right after a 16-agent burst was ~2x the first round's — background catch-up
+ * (settlement, ledger and the relay still working through the burst) or growth of the tables? A second burst, then a
+ * sequential round at once, then another once every hold of the burst is resolved (the system caught up): if the
+ * third matches the first round, the slowdown was catch-up; if it stays high, it is growth.
+ */
+async function growthOrCatchUp(agents: Client[], t: Target): Promise<Record<string, Stats>> {
+  const round = (from: number) => measure(AFTER_BURST_CALLS, 1, (i) => callGateway(agents[0]!, from + i));
+  await measure(CONCURRENT_CALLS / 2, AGENTS, (i) => callGateway(agents[i % AGENTS]!, 1_000_000 + i));
+  const rightAfter = await round(2_000_000);
+  await booksAfter(t.pg);
+  const caughtUp = await round(3_000_000);
+  return { rightAfter, caughtUp };
 }
 
 async function embedded(): Promise<Record<string, unknown>> {
@@ -357,6 +375,7 @@ function report(mode: string, r: Record<string, unknown>): string {
     `${mode} per paid call (16 agents):  ${c['agents16']!['statements']} statements, ${c['agents16']!['commits']} commits, ${c['agents16']!['cpuMs']} ms CPU (node ${c['agents16']!['nodeCpuMs']}, postgres ${c['agents16']!['postgresCpuMs']})`,
     `${mode} books after the run: ${JSON.stringify(r['books'])}`,
     `${mode} free calls (sequential, through the gateway): p50 ${(r['freeCalls'] as { sequential: Stats }).sequential.p50Ms} ms, p99 ${(r['freeCalls'] as { sequential: Stats }).sequential.p99Ms} ms`,
+    `${mode} sequential p50 first ${g['sequential']!.p50Ms} ms; right after a burst ${(r['afterBurst'] as Record<string, Stats>)['rightAfter']!.p50Ms} ms; once caught up ${(r['afterBurst'] as Record<string, Stats>)['caughtUp']!.p50Ms} ms`,
     `${mode} median gap before each fact (sequential): ${(r['hops'] as { fact: string; medianGapMs: number }[]).map((h) => `${h.fact} ${h.medianGapMs} ms`).join(', ')}`,
     `${mode} most frequent statements per paid call (16 agents):`,
     ...(r['topStatements'] as { perCall: number; query: string }[]).map((t) => `  ${t.perCall.toFixed(2).padStart(6)}  ${t.query}`),

@@ -27,6 +27,7 @@ import { gatewayDataSourceOptions } from './gateway.datasource-options';
 import { GatewayEventsHost } from './gateway-events.host';
 import { type GatewayOptions } from './gateway.options';
 import { McpController } from './mcp/mcp.controller';
+import { McpServers } from './mcp/mcp-servers';
 import { RecordOutcomeUseCase } from './record-outcome/record-outcome.usecase';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
 
@@ -62,6 +63,7 @@ export class GatewayModule {
         RecordOutcomeUseCase,
         SyncCatalogUseCase,
         GatewayEventsHost,
+        McpServers,
       ],
       exports: [ManageIdentitiesUseCase, DeviceSignInUseCase, CatalogIndex, SearchToolsUseCase],
     };
