@@ -22,7 +22,7 @@ export interface ServiceMessagingOptions {
 
 /** One consumer of a service: its stable name, its handlers, and `lingerMs` when it is off the critical path. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface ConsumerDeclaration { name: string; handlers: EventHandler<any>[]; lingerMs?: number; maxBatchSize?: number; applyBatch?: BatchApplier }
+export interface ConsumerDeclaration { name: string; handlers: EventHandler<any>[]; lingerMs?: number; maxBatchSize?: number; applyBatch?: BatchApplier; dedupedByModel?: boolean }
 
 /**
  * Everything one service needs to talk through events: its outbox writer, the
@@ -59,6 +59,7 @@ export class ServiceMessaging {
           ...(c.lingerMs ? { lingerMs: c.lingerMs } : {}),
           ...(c.maxBatchSize ? { maxBatchSize: c.maxBatchSize } : {}),
           ...(c.applyBatch ? { applyBatch: c.applyBatch } : {}),
+          ...(c.dedupedByModel ? { dedupedByModel: true } : {}),
           // Latency: the relay drains right after a batch that wrote outbox rows commits, instead of waiting for
           // NOTIFY (which stays the fallback); a batch that wrote none (or wrote straight to the log) wakes nothing.
           onOutboxWritten: () => this.relay.wake(),

@@ -58,7 +58,7 @@ export class ExecutionEventsHost extends ServiceEventsHost {
           })));
           // Each provider call continues its own call's trace.
           for (const d of dispatches) await d.within(async () => afterCommit(() => this.dispatch.start(d.dispatch)));
-        }),
+        }, { dedupedByModel: true }),
       },
     ];
   }

@@ -47,7 +47,7 @@ export class GatewayEventsHost extends ServiceEventsHost {
         ...perBatch(OUTCOME_EVENTS, async ({ events, manager, afterCommit }) => {
           const answered = await this.outcome.execute(manager, events.map((e) => callEvent(e.type as CallEventType, e.payload as never)));
           afterCommit(() => answered.forEach((intentId) => this.waiters.notify(intentId)));
-        }),
+        }, { dedupedByModel: true }),
       },
     ];
   }

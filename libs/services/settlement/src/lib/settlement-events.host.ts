@@ -37,7 +37,7 @@ export class SettlementEventsHost extends ServiceEventsHost {
         lingerMs: 50,
         ...perBatch([PaymentHeld, CallDispatched, EffectConfirmed, EffectRejected], ({ manager, events, within }) => this.record.execute(manager, events.map((e) => ({
           event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId, headers: e.headers, within: (fn) => within(e, fn),
-        })))),
+        }))), { dedupedByModel: true }),
       },
     ];
   }
