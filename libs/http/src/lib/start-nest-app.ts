@@ -90,7 +90,10 @@ function refuseUnparsableBody(err: { type?: string; status?: number } | undefine
 function boundSlowConnections(server: Server, headTimeoutMs: number): void {
   server.headersTimeout = Math.max(headTimeoutMs, 1000);
   server.requestTimeout = Math.max(30_000, headTimeoutMs);
-  server.keepAliveTimeout = 5000;
+  // Idle keep-alive connections stay open longer than clients and proxies keep them (undici: the server's hint less
+  // 1 s; load balancers: ~60 s), so it is the client that closes an idle one: a server closing first races a request
+  // the client is just sending on it, which the client sees as a reset (the fuzz e2e hit this once under CI load).
+  server.keepAliveTimeout = 65_000;
   const pending = new WeakMap<Socket, NodeJS.Timeout>();
   server.on('connection', (socket: Socket) => {
     const timer = setTimeout(() => socket.destroy(), headTimeoutMs);
