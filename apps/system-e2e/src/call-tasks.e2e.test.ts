@@ -8,7 +8,7 @@
  * charges nothing. Clients without the extension get today's IDEMPOTENCY_IN_PROGRESS.
  */
 import { Client as PgClient } from 'pg';
-import { type DistributedSystem, startDistributedSystem, waitFor } from '@tollgate/testing';
+import { type DistributedSystem, startDistributedSystem, waitFor as waitForOnly } from '@tollgate/testing';
 import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
 
 jest.setTimeout(300_000);
@@ -45,6 +45,12 @@ describe('paid calls as tasks, 2026-07-28 (issue 20 point 3)', () => {
     });
     return { status: res.status, ...((await res.json()) as Omit<RpcAnswer, 'status'>) };
   }
+
+  /** waitFor, whose timeout also says what each service last warned or failed about (CI once saw this suite's calls stall). */
+  const waitFor = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs: number) =>
+    waitForOnly(what, check, timeoutMs, everyMs).catch((e: Error) => {
+      throw new Error(`${e.message}\nservices' last warnings and errors:\n${system.problems()}`);
+    });
 
   const slowCall = (message: string, delayMs: number, key: string, capabilities?: Record<string, unknown>) =>
     rpc('tools/call', { name: 'call_tool', arguments: { name: 'slow_echo', arguments: { message, delayMs } }, _meta: { 'assay/idempotencyKey': key } }, { capabilities });

@@ -19,6 +19,8 @@ export interface DistributedSystem {
   /** Starts (or restarts) one app as its own process with the system's settings. */
   start(name: string, app?: AppName): RunningProcess;
   url(name: string): string;
+  /** The last warnings and errors each app logged (its latest process), for a test's failure message. */
+  problems(perApp?: number): string;
   stop(): Promise<void>;
 }
 
@@ -55,6 +57,10 @@ export async function startDistributedSystem(names: readonly string[], settings:
   return {
     adminToken, metricsToken, providersToken, db, ports, processes, env, start,
     url: (n) => `http://127.0.0.1:${ports[n]}`,
+    problems: (perApp = 8) => names.map((n) => {
+      const lines = ([...processes].reverse().find((p) => p.name === n)?.output() ?? '').split('\n').filter((l) => /"level":(40|50|60\b|"warn"|"error"|"fatal")/.test(l));
+      return `${n}: ${lines.length === 0 ? 'no warnings or errors' : lines.slice(-perApp).map((l) => l.slice(0, 400)).join('\n  ')}`;
+    }).join('\n'),
     async stop() {
       await Promise.all(processes.map((p) => p.stop()));
       await db.drop();
