@@ -3,9 +3,9 @@
  * only binds and executes it (issue 19 point 5: the server's parse and plan were most of a short statement's cost),
  * through TypeORM as the repositories call it — results and errors unchanged.
  */
+import { randomBytes } from 'node:crypto';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { createTestDatabase } from '@tollgate/testing';
-import { returnedRows, serviceDataSourceOptions } from '../src';
+import { dropDatabase, ensureDatabase, returnedRows, serviceDataSourceOptions } from '../src';
 
 jest.setTimeout(60_000);
 
@@ -14,7 +14,11 @@ describe('prepared statements through TypeORM (medium tier)', () => {
   let ds: DataSource;
 
   beforeAll(async () => {
-    db = await createTestDatabase('tollgate_prepared');
+    // Its own database on the tests' server (libs/testing builds on this library, so it cannot be used here).
+    const url = new URL(process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    url.pathname = `/tollgate_prepared_${randomBytes(4).toString('hex')}`;
+    await ensureDatabase(url.toString());
+    db = { url: url.toString(), drop: () => dropDatabase(url.toString()) };
     ds = new DataSource(serviceDataSourceOptions({ name: 'prepared-test', schema: 'public', url: db.url, entities: [], migrations: [] }));
     await ds.initialize();
     await ds.query('CREATE TABLE item (id int PRIMARY KEY, label text NOT NULL)');
