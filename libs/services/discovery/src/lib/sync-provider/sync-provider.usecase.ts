@@ -7,6 +7,7 @@ import { contractChanges, contractHashOf, listUpstreamTools, type RefusedTool, U
 import { createLogger } from '@tollgate/observability';
 import { sanitizeListing } from '../catalog/catalog-listing';
 import { PublishToolService } from '../catalog/publish-tool.service';
+import { lockCatalogSync } from './catalog-sync.lock';
 import { DISCOVERY } from '../discovery.constants';
 
 /** Names the gateway itself serves; an upstream may not shadow them. */
@@ -14,8 +15,6 @@ export const RESERVED_TOOL_NAMES = new Set(['search_tools', 'get_tool', 'call_to
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** How long one sync may take (R6: an operation is bounded by a deadline). */
 const SYNC_DEADLINE_MS = 30_000;
-/** The advisory lock every catalog fold takes for its transaction. */
-const CATALOG_SYNC_LOCK = 'discovery-catalog-sync';
 
 export interface SyncReport {
   providerId: string;
@@ -69,7 +68,7 @@ export class SyncProviderUseCase {
       logger.warn({ providerId, error }, 'provider sync failed');
       const report: SyncReport = { providerId, ok: false, error, tools: [], refused: [], removed: [], syncedAt };
       await this.dataSource.transaction(async (m) => {
-        await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [CATALOG_SYNC_LOCK]);
+        await lockCatalogSync(m);
         await m.query(`UPDATE discovery.provider SET health = 'unhealthy', last_sync_error = $2, last_sync_report = $3 WHERE provider_id = $1`, [providerId, error, JSON.stringify(report)]);
         await this.republishBindingsOf(m, providerId);
       });
@@ -83,10 +82,7 @@ export class SyncProviderUseCase {
       return false;
     });
     return this.dataSource.transaction(async (m) => {
-      // One catalog sync at a time, whatever started it (registration, a scheduled round, a provider's list_changed):
-      // two providers may list the same tool, and two folds side by side would race to insert it or lock its rows in
-      // opposite orders. Syncs are rare and short, so serialising them costs nothing an agent sees.
-      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [CATALOG_SYNC_LOCK]);
+      await lockCatalogSync(m);
       const report: SyncReport = { providerId, ok: true, pages: listing.pages, tools: [], refused, removed: [], syncedAt };
       const touched = new Set<string>();
       for (const tool of tools) report.tools.push(await this.foldTool(m, providerId, tool, touched));
