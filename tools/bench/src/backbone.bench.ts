@@ -12,234 +12,19 @@
  *
  * Writes tools/bench/results/backbone.json.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as PgClient } from 'pg';
-import { freePort, type RunningProcess, startDistributedSystem, startProcess, startTsProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import { startDistributedSystem, waitFor } from '@tollgate/testing';
 import { measure, modeResults, type Stats } from './bench-stats';
+import {
+  AGENTS, booksAfter, callDirect, callGateway, counters, idleRate, MODERN_ERA, mcp, onEmbedded, perCall, prepareAgents, processesCpuSeconds, rssOf,
+  type Target,
+} from './bench-system';
 
-const AGENTS = 16;
-const PROVIDERS_TOKEN = 'bench-sample-providers-token';
 const SEQUENTIAL = 300;
 const CONCURRENT_CALLS = 960;
-const PRICE_MINOR = '10';
-const FREE_CALLS = 100;
 /** The sequential rounds after a burst, right away and once caught up (growth or catch-up). */
 const AFTER_BURST_CALLS = 100;
-const CLOCK_TICKS_PER_S = 100;
-
-/** The protocol era the bench's clients speak (BENCH_ERA=2026-07-28 for the current one). */
-const MODERN_ERA = process.env['BENCH_ERA'] === '2026-07-28';
-
-async function mcp(url: string, credential?: string): Promise<Client> {
-  const init = credential ? { requestInit: { headers: { Authorization: `Bearer ${credential}` } } } : {};
-  if (MODERN_ERA) {
-    const modern = new ModernClient({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await modern.connect(new ModernTransport(new URL(url), init));
-    // Only callTool and close are used; their shapes agree across the two SDKs.
-    return modern as unknown as Client;
-  }
-  const c = new Client({ name: 'bench', version: '1' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), init));
-  return c;
-}
-
-async function send(method: string, url: string, body: unknown, token: string): Promise<Record<string, string>> {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, string>;
-}
-
-/**
- * CPU seconds (user + system, children that exited included) of the embedded host and of its PostgreSQL: the
- * postmaster (it starts its own session, so it is found through its pid file) and its backends.
- */
-function groupCpuSeconds(hostPid: number, postmasterPid: number): { node: number; postgres: number } {
-  const out = { node: 0, postgres: 0 };
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const pid = Number(entry);
-      const ppid = Number(fields[1]);
-      // utime + stime, plus cutime + cstime for the postmaster (its exited backends)
-      const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-      const reaped = (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_S;
-      if (pid === hostPid) out.node += own;
-      else if (pid === postmasterPid) out.postgres += own + reaped;
-      else if (ppid === postmasterPid) out.postgres += own;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return out;
-}
-
-interface Counters { statements: number; commits: number; cpu: { node: number; postgres: number }; at: number }
-
-/** What the measurements need from a running system, embedded or distributed. */
-interface Target {
-  urls: { gateway: string; discovery: string; payment: string };
-  admin: string;
-  upstream: string;
-  /** The sample providers' token (the direct calls present it, as the platform does). */
-  upstreamToken: string;
-  pg: PgClient;
-  /** pg_stat_statements is loaded (embedded: always; the distributed test server: only if configured). */
-  statements: boolean;
-  cpu(): { node: number; postgres: number };
-  /** Resident memory of the service processes (MB). */
-  rssMb(): number;
-}
-
-async function counters(t: Target): Promise<Counters> {
-  const statements = t.statements ? Number((await t.pg.query<{ n: string }>('SELECT coalesce(sum(calls), 0)::text AS n FROM pg_stat_statements')).rows[0]!.n) : NaN;
-  const [c] = (await t.pg.query<{ n: string }>("SELECT (xact_commit)::text AS n FROM pg_stat_database WHERE datname = current_database()")).rows;
-  return { statements, commits: Number(c!.n), cpu: t.cpu(), at: Date.now() };
-}
-
-function rssOf(pids: number[]): number {
-  let kb = 0;
-  for (const pid of pids) {
-    try {
-      kb += Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
-    } catch {
-      // gone
-    }
-  }
-  return +(kb / 1024).toFixed(1);
-}
-
-/** CPU seconds of some processes, and of every postgres process of the machine (the distributed test server). */
-function processesCpuSeconds(pids: number[]): { node: number; postgres: number } {
-  const out = { node: 0, postgres: 0 };
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-      if (pids.includes(Number(entry))) out.node += own;
-      else if (stat.includes('(postgres)')) out.postgres += own;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return out;
-}
-
-function perCall(before: Counters, after: Counters, idle: { statementsPerS: number; commitsPerS: number; cpuPerS: number }, calls: number) {
-  const seconds = (after.at - before.at) / 1000;
-  const cpu = (after.cpu.node - before.cpu.node) + (after.cpu.postgres - before.cpu.postgres);
-  return {
-    statements: +(((after.statements - before.statements) - idle.statementsPerS * seconds) / calls).toFixed(1),
-    commits: +(((after.commits - before.commits) - idle.commitsPerS * seconds) / calls).toFixed(1),
-    cpuMs: +(((cpu - idle.cpuPerS * seconds) * 1000) / calls).toFixed(2),
-    nodeCpuMs: +(((after.cpu.node - before.cpu.node) * 1000) / calls).toFixed(2),
-    postgresCpuMs: +(((after.cpu.postgres - before.cpu.postgres) * 1000) / calls).toFixed(2),
-  };
-}
-
-async function idleRate(t: Target) {
-  const a = await counters(t);
-  await new Promise((r) => setTimeout(r, 5000));
-  const b = await counters(t);
-  const s = (b.at - a.at) / 1000;
-  return {
-    statementsPerS: (b.statements - a.statements) / s, commitsPerS: (b.commits - a.commits) / s,
-    cpuPerS: ((b.cpu.node - a.cpu.node) + (b.cpu.postgres - a.cpu.postgres)) / s,
-  };
-}
-
-async function startEmbedded(dataDir: string) {
-  const [port, pgPort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
-  const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn', SAMPLE_PROVIDERS_TOKEN: PROVIDERS_TOKEN });
-  const profile = process.env['BENCH_CPU_PROFILE'];
-  const env = {
-    DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
-    UPSTREAM_CREDENTIALS: `http://127.0.0.1:${upstreamPort}=${PROVIDERS_TOKEN}`,
-  };
-  // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the embedded host when it stops.
-  const system = profile
-    ? startProcess('embedded', process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${profile}`, '-r', '@swc-node/register', path.resolve(WORKSPACE_ROOT, 'apps/embedded/src/main.ts')], env, { ownGroup: true })
-    : startTsProcess('embedded', 'apps/embedded/src/main.ts', [], env, { ownGroup: true });
-  await system.waitForOutput(/Tollgate is running/, 150_000);
-  const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { adminToken: string };
-  const upstream = `http://127.0.0.1:${upstreamPort}/providers/text-tools/mcp`;
-  await waitFor('upstream up', async () => (await fetch(upstream, { method: 'POST' }).catch(() => undefined))?.status !== undefined, 60_000, 250);
-  const pg = new PgClient({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate` });
-  pg.on('error', () => undefined); // the server stops at the end of the run
-  await pg.connect();
-  await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  const base = `http://127.0.0.1:${port}`;
-  const postmasterPid = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const target: Target = {
-    urls: { gateway: base, discovery: base, payment: base }, admin: demo.adminToken, upstream, upstreamToken: PROVIDERS_TOKEN, pg, statements: true,
-    cpu: () => groupCpuSeconds(system.child.pid!, postmasterPid), rssMb: () => rssOf([system.child.pid!]),
-  };
-  return { target, system, upstreamHost };
-}
-
-async function prepareAgents(t: Target): Promise<{ agents: Client[]; free: Stats }> {
-  const { gateway, discovery, payment } = t.urls;
-  await send('POST', `${gateway}/admin/mcp-urls`, { slug: 'bench', discoveryMode: 'search' }, t.admin);
-  await send('POST', `${discovery}/admin/providers`, { providerId: 'bench-text', endpoint: t.upstream }, t.admin);
-  const agents: Client[] = [];
-  for (let i = 0; i < AGENTS; i++) {
-    // Separate owners and agents: spend and velocity rules are per agent, as they would be for real tenants.
-    const { ownerId } = await send('POST', `${gateway}/admin/owners`, { name: `bench-${i}` }, t.admin);
-    await send('POST', `${payment}/admin/owners/${ownerId}/deposits`, { reference: `bench-${ownerId}`, amount: { amountMinor: '100000000', asset: 'USDC' } }, t.admin);
-    const { agentId } = await send('POST', `${gateway}/admin/owners/${ownerId}/agents`, { name: `bench-${i}` }, t.admin);
-    const { credential } = await send('POST', `${gateway}/admin/agents/${agentId}/credentials`, {}, t.admin);
-    agents.push(await mcp(`${gateway}/mcp/bench`, credential));
-  }
-  // Price the tool once its first sync reached the gateway (a later sync must not find an older listing to restore).
-  await waitFor('word_count in the catalog', async () => !((await agents[0]!.callTool({ name: 'get_tool', arguments: { name: 'word_count' } })) as CallToolResult).isError, 90_000, 500);
-  // Free calls first (the tool is free until priced): the same life without money moving.
-  for (let i = 0; i < 20; i++) await callGatewayFree(agents[0]!, i);
-  const free = await measure(FREE_CALLS, 1, (i) => callGatewayFree(agents[1]!, i));
-  await send('PATCH', `${discovery}/admin/tools/word_count`, { priceMinor: PRICE_MINOR, asset: 'USDC', freeCallsPerDay: 0 }, t.admin);
-  return { agents, free };
-}
-
-async function callGatewayFree(c: Client, i: number): Promise<void> {
-  const r = (await c.callTool({ name: 'call_tool', arguments: { name: 'word_count', arguments: { text: `free ${i}` } } })) as CallToolResult;
-  if (r.isError) throw new Error(JSON.stringify(r._meta));
-  const receipt = r._meta?.['assay/receipt'] as { held?: { amountMinor?: string }; charged?: { amountMinor?: string } } | undefined;
-  if ((receipt?.held?.amountMinor ?? '0') !== '0' || (receipt?.charged?.amountMinor ?? '0') !== '0') throw new Error(`not a free call: ${JSON.stringify(r._meta)}`);
-}
-
-async function callGateway(c: Client, i: number): Promise<void> {
-  const r = (await c.callTool({ name: 'call_tool', arguments: { name: 'word_count', arguments: { text: `one two ${i}` } } })) as CallToolResult;
-  if (r.isError) throw new Error(JSON.stringify(r._meta));
-  const receipt = r._meta?.['assay/receipt'] as { held?: { amountMinor?: string }; charged?: { amountMinor?: string } } | undefined;
-  if (receipt?.held?.amountMinor !== PRICE_MINOR && receipt?.charged?.amountMinor !== PRICE_MINOR) throw new Error(`not a paid call: ${JSON.stringify(r._meta)}`);
-}
-
-async function callDirect(c: Client, i: number): Promise<void> {
-  const r = (await c.callTool({ name: 'word_count', arguments: { text: `one two ${i}` } })) as CallToolResult;
-  if (r.isError) throw new Error('direct call failed');
-}
-
-/** The books after the run: every hold of the run captured, nothing held, payment and ledger agree on the totals. */
-async function booksAfter(pg: PgClient): Promise<Record<string, unknown>> {
-  const q = async (sql: string) => (await pg.query(sql)).rows[0] as Record<string, string>;
-  return waitFor('every hold resolved', async () => {
-    const r = {
-      ...(await q("SELECT count(*) AS holds, count(*) FILTER (WHERE status = 'pending') AS open FROM payment.hold")),
-      ...(await q("SELECT coalesce(sum(balance), 0)::text AS held FROM payment.balance WHERE account LIKE 'owner:%:held'")),
-      ...(await q('SELECT count(*) AS ledger_calls FROM (SELECT DISTINCT intent_id FROM ledger.timeline_entry) t')),
-      ...(await q('SELECT coalesce(sum(amount), 0)::text AS journal_total FROM ledger.journal_entry')),
-    };
-    return r['open'] === '0' && r['held'] === '0' ? r : undefined;
-  }, 120_000, 1000).catch(async () => ({ unresolved: true, ...(await q("SELECT count(*) FILTER (WHERE status = 'pending') AS open FROM payment.hold")) }));
-}
 
 async function soak(agents: Client[], t: Target, seconds: number) {
   const windows: Record<string, unknown>[] = [];
@@ -321,23 +106,8 @@ async function growthOrCatchUp(agents: Client[], t: Target): Promise<Record<stri
   return { rightAfter, caughtUp };
 }
 
-async function embedded(): Promise<Record<string, unknown>> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-bench-backbone-'));
-  chmodSync(dataDir, 0o755);
-  let system: RunningProcess | undefined;
-  let upstreamHost: RunningProcess | undefined;
-  try {
-    const e = await startEmbedded(dataDir);
-    system = e.system;
-    upstreamHost = e.upstreamHost;
-    const r = await measureTarget(e.target);
-    await e.target.pg.end();
-    return r;
-  } finally {
-    await system?.stop();
-    await upstreamHost?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+function embedded(): Promise<Record<string, unknown>> {
+  return onEmbedded('backbone', measureTarget);
 }
 
 /** Every app its own process, on the local Kafka and the PostgreSQL server of the machine. */
