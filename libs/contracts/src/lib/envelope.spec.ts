@@ -1,4 +1,4 @@
-import { buildEnvelope, decodeEnvelope } from './envelope';
+import { buildEnvelope, decodeEnvelope, decodeProduced } from './envelope';
 import { CallRequested, PaymentHeld } from './events';
 import { money } from './money';
 import { ContractViolationError } from './validation';
@@ -29,6 +29,17 @@ describe('event contracts (B3: validated on produce and on consume)', () => {
     const decoded = decodeEnvelope(CallRequested, JSON.stringify(env));
     expect(decoded.payload.arguments).toEqual({ message: 'hi' });
     expect(decoded.payload.price.amountMinor).toBe('0');
+  });
+
+  it('decodes what this process produced exactly as the wire decoder does, without validating it again', () => {
+    const text = JSON.stringify(buildEnvelope(CallRequested, { ...validRequest(), price: money(250n, 'USDC') }, { producer: 'gateway', causationId: intentId }));
+    const fromWire = decodeEnvelope(CallRequested, text);
+    const produced = decodeProduced(CallRequested, text);
+    expect(produced).toEqual(fromWire);
+    expect(produced.envelope.constructor).toBe(fromWire.envelope.constructor);
+    expect(produced.payload.constructor).toBe(fromWire.payload.constructor);
+    expect(produced.payload.price.constructor).toBe(fromWire.payload.price.constructor);
+    expect(() => decodeProduced(PaymentHeld, text)).toThrow(/not PaymentHeld/);
   });
 
   it('refuses to produce an invalid payload, naming the field', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { IsString, IsUUID } from 'class-validator';
-import { buildEnvelope, ContractViolationError, defineEvent, type TopicName } from '@tollgate/contracts';
-import { decodeOnce } from './decode-once';
+import { buildEnvelope, ContractViolationError, decodeEnvelope, defineEvent, type TopicName } from '@tollgate/contracts';
+import { decodeOnce, rememberProduced } from './decode-once';
 
 class NotePayload {
   @IsUUID() intentId!: string;
@@ -16,6 +16,15 @@ describe('decodeOnce', () => {
     const m = message('hello');
     expect(decodeOnce(Note, m)).toBe(decodeOnce(Note, m));
     expect(decodeOnce(Note, m).payload.text).toBe('hello');
+  });
+
+  it('a message this process produced is handed on as remembered, equal to what validating it would give', () => {
+    const m = message('mine');
+    rememberProduced(Note, m);
+    const first = decodeOnce(Note, m);
+    expect(decodeOnce(Note, m)).toBe(first);
+    expect(first).toEqual(decodeEnvelope(Note, m));
+    expect(first.payload).toBeInstanceOf(NotePayload);
   });
 
   it('never keeps a large message (decoded again each time), nor a message that breaks its contract', () => {

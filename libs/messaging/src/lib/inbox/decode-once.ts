@@ -1,4 +1,4 @@
-import { decodeEnvelope, type DecodedEvent, type EventDefinition } from '@tollgate/contracts';
+import { decodeEnvelope, decodeProduced, type DecodedEvent, type EventDefinition } from '@tollgate/contracts';
 
 /** Recently decoded messages of this process, by topic and exact value (most recent last). */
 const recent = new Map<string, DecodedEvent<object>>();
@@ -21,7 +21,21 @@ export function decodeOnce<P extends object>(def: EventDefinition<P>, value: str
     recent.set(key, hit);
     return hit as DecodedEvent<P>;
   }
-  const decoded = decodeEnvelope(def, value);
+  return keep(key, decodeEnvelope(def, value));
+}
+
+/**
+ * A message this process has just produced (its payload validated then), remembered as decoded for the consumers of
+ * this process that receive the same text: the embedded log hands it on in process, and it is validated once, at
+ * produce. A different text — anything another process wrote — is still validated when consumed.
+ */
+export function rememberProduced<P extends object>(def: EventDefinition<P>, value: string): void {
+  if (value.length > LARGEST_CACHED) return;
+  keep(`${def.topic}\u0000${value}`, decodeProduced(def, value));
+}
+
+function keep<P extends object>(key: string, decoded: DecodedEvent<P>): DecodedEvent<P> {
+  recent.delete(key);
   recent.set(key, decoded);
   if (recent.size > CAPACITY) recent.delete(recent.keys().next().value!);
   return decoded;

@@ -2,6 +2,7 @@ import { type EntityManager } from 'typeorm';
 import { buildEnvelope, type BuildEnvelopeOptions, type EventDefinition, type EventEnvelope, serviceEventsOf } from '@tollgate/contracts';
 import { traceHeaders } from '@tollgate/observability';
 import { EVENT_TRANSPORT, type EventTransport } from '../transport/event-transport';
+import { rememberProduced } from '../inbox/decode-once';
 import { OUTBOX_CHANNEL } from './messaging-tables';
 
 /** Set on a transaction's query runner once it wrote to the outbox table: only then has the relay anything to publish. */
@@ -46,7 +47,10 @@ export class OutboxWriter {
     const trace = traceHeaders();
     const headers = Object.keys(trace).length > 0 ? trace : undefined;
     if (this.transport?.appendInTransaction) {
-      await this.transport.appendInTransaction(manager, [{ topic: event.topic, key: envelope.key, value: JSON.stringify(envelope), ...(headers ? { headers } : {}) }]);
+      const value = JSON.stringify(envelope);
+      await this.transport.appendInTransaction(manager, [{ topic: event.topic, key: envelope.key, value, ...(headers ? { headers } : {}) }]);
+      // Its consumers in this process receive this very text after commit: validated once, here.
+      rememberProduced(event, value);
       return envelope;
     }
     // One statement: the row, and the NOTIFY PostgreSQL delivers only when (and if) the transaction commits, which wakes the relay.
