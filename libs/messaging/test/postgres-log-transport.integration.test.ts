@@ -10,7 +10,8 @@ import { createTestDatabase, uniqueName, waitFor, WORKSPACE_ROOT } from '@tollga
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DeadLetterParked } from '@tollgate/contracts';
-import { eachMessage, InboxConsumer, on, OutboxWriter, PostgresLogTransport } from '../src';
+import { type Pool } from 'pg';
+import { eachMessage, InboxConsumer, on, OutboxWriter, PostgresLogTransport, READ_PLAN_CACHE_MODE } from '../src';
 import { describeTransportContract } from './transport-contract';
 import { appliedCounts, openProbeDataSource, probeEvent, probeHandler } from './probe.fixture';
 
@@ -205,5 +206,40 @@ describe('PostgresLogTransport with producers in the same database', () => {
     await other.close();
     await sub.stop();
     expect(seen).toEqual([...keys, foreign]);
+  });
+
+  it('a deferrable topic waits for the message the consumer acts on, which ends the wait at once; alone it waits no longer than upToMs (issue 19 point 5)', async () => {
+    const urgentTopic = `${topic.replace(/\.v1$/, '')}-urgent.v1`;
+    const urgent = probeEvent(urgentTopic);
+    const batches: string[][] = [];
+    const sub = await transport.subscribe({
+      groupId: `defer-${randomUUID()}`, topics: [topic, urgentTopic], fromBeginning: false, deferrable: { topics: [topic], upToMs: 1_500 },
+      handleBatch: async (messages) => void batches.push(messages.map((m) => m.topic)),
+    });
+    await waitFor('the first read', () => transport.deliveryCounts().reads > 0);
+    const writer = new OutboxWriter(schema, 'test', transport);
+    const intentId = randomUUID();
+    await ds.transaction((m) => writer.append(m, event, { intentId, seq: 1 }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(batches).toEqual([]);
+    const urgentAt = Date.now();
+    await ds.transaction((m) => writer.append(m, urgent, { intentId, seq: 2 }));
+    await waitFor('the gathered batch', () => batches.length > 0, 1_000);
+    expect(Date.now() - urgentAt).toBeLessThan(1_000);
+    expect(batches).toEqual([[topic, urgentTopic]]);
+    const aloneAt = Date.now();
+    await ds.transaction((m) => writer.append(m, event, { intentId: randomUUID(), seq: 3 }));
+    await waitFor('the lone deferrable message', () => batches.length > 1, 5_000);
+    expect(Date.now() - aloneAt).toBeGreaterThanOrEqual(1_400);
+    expect(batches[1]).toEqual([topic]);
+    await sub.stop();
+  });
+
+  it('plans its read on every run: a generic plan walked the whole log in id order, so its cost grew with the log (issue 19 point 5)', async () => {
+    // The growth run measured it: ~180 ms per read at 230k rows once PostgreSQL switched the prepared read to a generic plan.
+    const pool = (transport as unknown as { pool: Pool }).pool;
+    const sessions = await Promise.all([pool.query('SHOW plan_cache_mode'), pool.query('SHOW plan_cache_mode')]);
+    for (const s of sessions) expect(s.rows[0]).toEqual({ plan_cache_mode: READ_PLAN_CACHE_MODE });
+    expect(READ_PLAN_CACHE_MODE).toBe('force_custom_plan');
   });
 });

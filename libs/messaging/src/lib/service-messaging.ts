@@ -1,6 +1,6 @@
 import { type DataSource } from 'typeorm';
 import { type Logger } from 'pino';
-import { type EventTransport } from './transport/event-transport';
+import { type Deferrable, type EventTransport } from './transport/event-transport';
 import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox/outbox-writer';
 import { type BatchApplier, type EventHandler, InboxConsumer } from './inbox/event-consumer';
@@ -14,15 +14,19 @@ export interface ServiceMessagingOptions {
   transport: EventTransport;
   logger: Logger;
   pollIntervalMs: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   consumers: ConsumerDeclaration[];
   /** How long published outbox rows and inbox rows are kept (issue 12 point 7); defaults to 1 day and 7 days. */
   retention?: MessagingRetention;
 }
 
 /** One consumer of a service: its stable name, its handlers, and `lingerMs` when it is off the critical path. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface ConsumerDeclaration { name: string; handlers: EventHandler<any>[]; lingerMs?: number; maxBatchSize?: number; applyBatch?: BatchApplier; dedupedByModel?: boolean }
+export interface ConsumerDeclaration {
+  // Handlers for different payload types share one list.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  name: string; handlers: EventHandler<any>[]; lingerMs?: number; maxBatchSize?: number; applyBatch?: BatchApplier; dedupedByModel?: boolean;
+  /** On the critical path: events of these topics alone may wait a little for the ones the consumer acts on. */
+  deferrable?: Deferrable;
+}
 
 /**
  * Everything one service needs to talk through events: its outbox writer, the
@@ -58,6 +62,7 @@ export class ServiceMessaging {
           handlers: c.handlers,
           ...(c.lingerMs ? { lingerMs: c.lingerMs } : {}),
           ...(c.maxBatchSize ? { maxBatchSize: c.maxBatchSize } : {}),
+          ...(c.deferrable ? { deferrable: c.deferrable } : {}),
           ...(c.applyBatch ? { applyBatch: c.applyBatch } : {}),
           ...(c.dedupedByModel ? { dedupedByModel: true } : {}),
           // Latency: the relay drains right after a batch that wrote outbox rows commits, instead of waiting for

@@ -8,7 +8,7 @@ import {
   type EventEnvelope,
 } from '@tollgate/contracts';
 import { bindToActiveContext, eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
-import { type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
+import { type Deferrable, type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { decodeOnce } from './decode-once';
 import { DEGRADED_AFTER_MS, isTransientFailure, retryDelayMs, TRANSIENT_BUDGET_MS } from './failure-policy';
@@ -116,6 +116,8 @@ export interface InboxConsumerOptions {
   lingerMs?: number;
   /** Most events per transaction (see SubscribeOptions). */
   maxBatchSize?: number;
+  /** Topics whose events alone may wait for more, on the critical path (see SubscribeOptions). */
+  deferrable?: Deferrable;
   /** Applies the batch's new events in one call (see `perBatch`); the handlers then only declare what is consumed. */
   applyBatch?: BatchApplier;
   /**
@@ -180,6 +182,7 @@ export class InboxConsumer {
       fromBeginning: true,
       ...(this.options.lingerMs ? { lingerMs: this.options.lingerMs } : {}),
       ...(this.options.maxBatchSize ? { maxBatchSize: this.options.maxBatchSize } : {}),
+      ...(this.options.deferrable ? { deferrable: this.options.deferrable } : {}),
       handleBatch: (messages) => this.onBatch(messages),
     });
     this.scheduleRedrive();

@@ -29,6 +29,12 @@ export interface DeliveredMessage extends TransportMessage {
   offset: string;
 }
 
+/** Topics whose messages alone may wait for more (see `SubscribeOptions.deferrable`). */
+export interface Deferrable {
+  topics: readonly string[];
+  upToMs: number;
+}
+
 export interface SubscribeOptions {
   groupId: string;
   topics: readonly string[];
@@ -38,6 +44,13 @@ export interface SubscribeOptions {
    * first new message so that more arrive and are handled in one batch — fewer transactions for a little latency.
    */
   lingerMs?: number;
+  /**
+   * For consumers on the critical path whose batches are cheaper together: messages of these topics alone may wait up
+   * to `upToMs` for more of the same calls to come, and any other message ends the wait at once (handled with what
+   * has gathered) — e.g. a request waits for its hold, which is what the consumer acts on. The embedded log's
+   * in-process hand-off defers; Kafka fetches what is there (its batches come from the broker).
+   */
+  deferrable?: Deferrable;
   /**
    * Most messages per `handleBatch` call (default: the transport's batch size). 1 for consumers whose handlers lock
    * shared rows (wallets, the clearing account): one event per transaction keeps lock order trivial, so partitions

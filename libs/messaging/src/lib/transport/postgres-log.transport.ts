@@ -26,6 +26,8 @@ export interface PostgresLogTransportOptions {
 }
 
 const CHANNEL = 'tollgate_eventlog';
+/** The plan mode of the log's own sessions (see `connect`). */
+export const READ_PLAN_CACHE_MODE = 'force_custom_plan';
 const MAX_ID = 9223372036854775807n;
 /** Handed-on transactions a group remembers before it reads the log to fold them into its position. */
 const MAX_DELIVERED = 2_000;
@@ -79,8 +81,8 @@ const READ = `
 
 interface LogRow { id: string; txid: string; topic: string; key: string; value: string; headers: Record<string, string> | null }
 
-/** The events one committed transaction wrote, as handed on in process. */
-interface HandOff { txid: bigint; messages: DeliveredMessage[] }
+/** The events one committed transaction wrote, as handed on in process (`at`: when). */
+interface HandOff { txid: bigint; messages: DeliveredMessage[]; at: number }
 
 interface Group {
   options: SubscribeOptions;
@@ -133,7 +135,13 @@ export class PostgresLogTransport implements EventTransport {
   constructor(private readonly options: PostgresLogTransportOptions) {}
 
   async connect(): Promise<void> {
-    this.pool = new Pool({ connectionString: this.options.databaseUrl, max: 4, application_name: 'tollgate-eventlog', Client: PreparingClient });
+    this.pool = new Pool({
+      connectionString: this.options.databaseUrl, max: 4, application_name: 'tollgate-eventlog', Client: PreparingClient,
+      // The read is prepared once per connection, but planned on every run: a generic plan cannot see how recent the
+      // position is, and after a few runs PostgreSQL chose one that walks the whole log in id order (the growth run saw
+      // the read climb to ~180 ms at 230k rows — cost growing with the work served).
+      options: `-c plan_cache_mode=${READ_PLAN_CACHE_MODE}`,
+    });
     this.pool.on('error', (err) => this.options.logger.warn({ err }, 'event log pool connection error'));
     for (const sql of DDL) await this.pool.query(sql);
     await this.listen();
@@ -249,9 +257,10 @@ export class PostgresLogTransport implements EventTransport {
   private async run(group: Group): Promise<void> {
     while (!group.stopped) {
       try {
-        if (group.queue.length > 0) await this.handleHandOffs(group);
-        else if (this.readDue(group)) await this.readAndHandle(group);
-        else await this.sleep(group, this.nextReadInMs(group));
+        const deferMs = this.deferralMs(group);
+        if (group.queue.length > 0 && (deferMs <= 0 || this.readDue(group))) await this.handleHandOffs(group);
+        else if (group.queue.length === 0 && this.readDue(group)) await this.readAndHandle(group);
+        else await this.sleep(group, group.queue.length > 0 ? deferMs : this.nextReadInMs(group));
       } catch (err) {
         if (group.stopped) return;
         this.options.logger.warn({ err, groupId: group.options.groupId }, 'reading the event log failed; will retry');
@@ -259,6 +268,17 @@ export class PostgresLogTransport implements EventTransport {
         await this.sleep(group, 500);
       }
     }
+  }
+
+  /**
+   * How much longer the handed-on messages may wait (`deferrable`): while every queued message is of a deferrable
+   * topic, until the oldest has waited `upToMs`; 0 once anything else is queued.
+   */
+  private deferralMs(group: Group): number {
+    const d = group.options.deferrable;
+    if (!d || group.queue.length === 0) return 0;
+    if (group.queue.some((h) => h.messages.some((m) => !d.topics.includes(m.topic)))) return 0;
+    return group.queue[0]!.at + d.upToMs - Date.now();
   }
 
   private readDue(group: Group): boolean {
@@ -343,13 +363,14 @@ export class PostgresLogTransport implements EventTransport {
     for (const g of this.groups.values()) {
       const mine = delivered.filter((m) => g.topics.has(m.topic));
       if (mine.length === 0 || g.stopped) continue;
-      g.queue.push({ txid, messages: mine });
+      g.queue.push({ txid, messages: mine, at: Date.now() });
       g.wake?.();
     }
   }
 
+  /** Until `ms` pass or something wakes the group (a hand-off, a notification, a stop); a deferred queue sleeps too. */
   private sleep(group: Group, ms: number): Promise<void> {
-    if (group.stopped || group.queue.length > 0 || group.readWanted) return Promise.resolve();
+    if (group.stopped || (group.queue.length > 0 && this.deferralMs(group) <= 0) || group.readWanted) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, Math.max(0, ms));
       function done() {

@@ -59,6 +59,8 @@ export class ExecutionEventsHost extends ServiceEventsHost {
           // Each provider call continues its own call's trace.
           for (const d of dispatches) await d.within(async () => afterCommit(() => this.dispatch.start(d.dispatch)));
         }, { dedupedByModel: true }),
+        // A request alone is only recorded; it waits (up to 100 ms) for its hold, which dispatches it — one transaction, not two.
+        deferrable: { topics: [CallRequested.topic], upToMs: 100 },
       },
     ];
   }

@@ -14,6 +14,14 @@ import { type GatewayOptions } from './gateway.options';
 import { RecordOutcomeUseCase } from './record-outcome/record-outcome.usecase';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
 
+/**
+ * Facts that never answer a call: alone they may wait for the ones that do (issue 19 point 5), so a paid call's hold,
+ * dispatch and result are folded in one transaction instead of three. They reach the state within DEFER_MS either way.
+ */
+const NEVER_ANSWERING = [PaymentHeld, CallDispatched, CallSettled];
+/** How long a fact that never answers may wait for one that does. */
+const DEFER_MS = 100;
+
 /** The events of other services that the gateway folds into its calls' states. */
 const OUTCOME_EVENTS = [CallDispatched, ResultReceived, EffectConfirmed, EffectRejected, PaymentHeld, PaymentRejected, OutcomeUnknown, CallSettled, CallRefunded];
 
@@ -48,6 +56,7 @@ export class GatewayEventsHost extends ServiceEventsHost {
           const answered = await this.outcome.execute(manager, events.map((e) => callEvent(e.type as CallEventType, e.payload as never)));
           afterCommit(() => answered.forEach((intentId) => this.waiters.notify(intentId)));
         }, { dedupedByModel: true }),
+        deferrable: { topics: NEVER_ANSWERING.map((e) => e.topic), upToMs: DEFER_MS },
       },
     ];
   }
