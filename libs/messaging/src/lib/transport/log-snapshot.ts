@@ -35,6 +35,10 @@ export function snapshotFromLegacy(txid: bigint, id: bigint, maxId: bigint): Log
   return parseSnapshot(`${bound}:${bound}:`);
 }
 
-/** SQL: row `e` of `eventlog.event` is not covered by the saved position `p` of `eventlog.position` (lag figures). */
-export const NOT_COVERED_SQL = `(CASE WHEN p.snapshot IS NULL THEN (e.txid, e.id) > (p.txid, p.id)
-  ELSE e.txid >= pg_snapshot_xmin(p.snapshot) AND NOT pg_visible_in_snapshot(e.txid, p.snapshot) END)`;
+/**
+ * SQL: row `e` of `eventlog.event` is not covered by the saved position `p` of `eventlog.position` (lag figures). The
+ * first conjunct holds for both kinds of position and lets PostgreSQL read only the recent rows through the (txid, id)
+ * index; without it a lag figure counted the whole log.
+ */
+export const NOT_COVERED_SQL = `(e.txid >= coalesce(pg_snapshot_xmin(p.snapshot), p.txid) AND CASE WHEN p.snapshot IS NULL THEN (e.txid, e.id) > (p.txid, p.id)
+  ELSE NOT pg_visible_in_snapshot(e.txid, p.snapshot) END)`;
