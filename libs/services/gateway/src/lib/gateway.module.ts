@@ -8,6 +8,7 @@ import { IdentityCache } from './authenticate/identity-cache.service';
 import { CallTasksUseCase } from './call-tasks/call-tasks.usecase';
 import { CallToolUseCase } from './call-tool/call-tool.usecase';
 import { CallsRepository } from './calls/calls.repository';
+import { IdentitiesRepository } from './authenticate/identities.repository';
 import { AccessPolicyController } from './access-policy/access-policy.controller';
 import { AccessPolicyService } from './access-policy/access-policy.service';
 import { PolicyToolsHost } from './access-policy/policy-tools.host';
@@ -48,6 +49,7 @@ export class GatewayModule {
         CallToolUseCase,
         CallTasksUseCase,
         CallsRepository,
+        IdentitiesRepository,
         CallWaiters,
         CatalogIndex,
         SemanticIndex,

@@ -1,33 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived, type ToolBindingDto } from '@tollgate/contracts';
+import { digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { returnedRows } from '@tollgate/persistence';
 import { createLogger } from '@tollgate/observability';
 import { Inject } from '@nestjs/common';
-import { type ReadBackSpec } from '../dispatch-call/call-policy';
 import { callAuthority, DispatchCallUseCase, openReconciliation } from '../dispatch-call/dispatch-call.usecase';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
+import { type OpenCase, Reconciliations } from './reconciliations.repository';
 
 /** A dispatched attempt with no result this long past its deadline was interrupted (the process died mid-call). */
 export const STALL_GRACE_MS = 5_000;
-
-interface OpenCase {
-  intent_id: string;
-  attempt: number;
-  reason: string;
-  attempt_status: 'outcome_unknown' | 'result_received' | 'dispatched';
-  binding_id: string;
-  arguments: Record<string, unknown>;
-  operation_key: string | null;
-  owner_id: string | null;
-  agent_id: string | null;
-  mcp_url_id: string | null;
-  kind: 'read' | 'write' | null;
-  read_back: ReadBackSpec | null;
-  bindings: ToolBindingDto[] | null;
-}
 
 export interface Resolution {
   decision: 'happened' | 'did_not_happen';
@@ -57,11 +40,7 @@ export class ReconcileCallsUseCase {
 
   /** One round: mark interrupted attempts, then try every open case once. */
   async sweep(): Promise<void> {
-    const stalled: { intent_id: string; attempt: number; provider_id: string }[] = await this.dataSource.query(
-      `SELECT a.intent_id, a.attempt, a.provider_id FROM execution.dispatch_attempt a JOIN execution.pending_call p ON p.intent_id = a.intent_id
-        WHERE a.status = 'dispatched' AND p.deadline_at < now() - make_interval(secs => $1)`,
-      [STALL_GRACE_MS / 1000],
-    );
+    const stalled = await Reconciliations.stalledAttempts(this.dataSource, STALL_GRACE_MS / 1000);
     for (const s of stalled) {
       if (this.dispatch.inFlight.has(s.intent_id)) continue;
       logger.warn({ intentId: s.intent_id, attempt: s.attempt }, 'dispatched attempt interrupted: reconciling by operation key');
@@ -73,37 +52,29 @@ export class ReconcileCallsUseCase {
         await openReconciliation(m, s.intent_id, s.attempt, 'execution_interrupted');
       });
     }
-    const open: OpenCase[] = await this.dataSource.query(
-      `SELECT r.intent_id, r.attempt, r.reason, a.status AS attempt_status, a.binding_id, p.arguments, p.operation_key, p.owner_id, p.agent_id, p.mcp_url_id,
-              t.kind, t.read_back, t.bindings
-         FROM execution.reconciliation r
-         JOIN execution.dispatch_attempt a ON a.intent_id = r.intent_id AND a.attempt = r.attempt
-         JOIN execution.pending_call p ON p.intent_id = r.intent_id
-         LEFT JOIN execution.tool_binding t ON t.tool_id = p.tool_id
-        WHERE r.status = 'open' ORDER BY r.opened_at LIMIT 20`,
-    );
+    const open = await Reconciliations.openCases(this.dataSource, 20);
     for (const c of open) await this.tryCase(c).catch((err) => logger.error({ err, intentId: c.intent_id }, 'reconciliation attempt failed'));
   }
 
   private async tryCase(c: OpenCase): Promise<void> {
-    await this.dataSource.query('UPDATE execution.reconciliation SET tries = tries + 1 WHERE intent_id = $1', [c.intent_id]);
+    await Reconciliations.countTry(this.dataSource, c.intent_id);
     if (c.kind === 'read') {
       await this.resolve(c.intent_id, { decision: 'did_not_happen', by: 'reconciler', at: new Date().toISOString(), why: 'a read-only call has no effect to find; its result never reached the agent' });
       return;
     }
     const binding = c.bindings?.find((b) => b.bindingId === c.binding_id);
     if (!c.read_back || !binding) {
-      await this.dataSource.query(`UPDATE execution.reconciliation SET last_error = $2 WHERE intent_id = $1`, [c.intent_id, 'the tool declares no read-back: an operator decides']);
+      await Reconciliations.noteError(this.dataSource, c.intent_id, 'the tool declares no read-back: an operator decides');
       return;
     }
     const operationKey = c.operation_key ?? c.intent_id;
     const rb = await this.dispatch.readBack({ intentId: c.intent_id, operationKey, readBack: c.read_back, authority: callAuthority(c) }, binding);
     if (rb.status === 'unreachable') {
-      await this.dataSource.query(`UPDATE execution.reconciliation SET last_error = $2 WHERE intent_id = $1`, [c.intent_id, rb.detail]);
+      await Reconciliations.noteError(this.dataSource, c.intent_id, rb.detail);
       return;
     }
     await this.dataSource.transaction(async (m) => {
-      if (!(await claim(m, c.intent_id, { decision: rb.status === 'found' ? 'happened' : 'did_not_happen', by: 'reconciler', at: new Date().toISOString(), why: `read back by operation key: ${rb.status}` }))) return;
+      if (!(await Reconciliations.claim(m, c.intent_id, { decision: rb.status === 'found' ? 'happened' : 'did_not_happen', by: 'reconciler', at: new Date().toISOString(), why: `read back by operation key: ${rb.status}` }))) return;
       if (rb.status === 'found' && c.attempt_status !== 'result_received') {
         await this.outbox.append(m, ResultReceived, {
           intentId: c.intent_id, attempt: c.attempt, providerId: binding.providerId, outcome: 'success', classification: 'reconciled', resultDigest: digestOf(rb.result), result: rb.result,
@@ -120,12 +91,8 @@ export class ReconcileCallsUseCase {
   /** An operator's (or the reconciler's) decision, recorded once with who, when and why. */
   async resolve(intentId: string, r: Resolution): Promise<'resolved' | 'not_open'> {
     return this.dataSource.transaction(async (m) => {
-      const [c]: { attempt: number; attempt_status: string; provider_id: string }[] = await m.query(
-        `SELECT r.attempt, a.status AS attempt_status, a.provider_id FROM execution.reconciliation r JOIN execution.dispatch_attempt a ON a.intent_id = r.intent_id AND a.attempt = r.attempt
-          WHERE r.intent_id = $1 AND r.status = 'open'`,
-        [intentId],
-      );
-      if (!c || !(await claim(m, intentId, r))) return 'not_open';
+      const c = await Reconciliations.openCaseOf(m, intentId);
+      if (!c || !(await Reconciliations.claim(m, intentId, r))) return 'not_open';
       if (r.decision === 'happened') {
         if (c.attempt_status !== 'result_received') {
           const result = { content: [{ type: 'text', text: `Reconciled: the operation happened (recorded by ${r.by}). The provider's own response was lost.` }] };
@@ -143,22 +110,7 @@ export class ReconcileCallsUseCase {
     });
   }
 
-  async list(status: 'open' | 'resolved' | 'all') {
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT r.intent_id AS "intentId", r.attempt, r.status, r.reason, r.tries, r.last_error AS "lastError", r.opened_at AS "openedAt",
-              r.resolved_at AS "resolvedAt", r.resolution, p.tool_id AS "toolId", p.operation_key AS "operationKey"
-         FROM execution.reconciliation r JOIN execution.pending_call p ON p.intent_id = r.intent_id
-        WHERE $1 = 'all' OR r.status = $1 ORDER BY r.opened_at`,
-      [status],
-    );
-    return rows;
+  list(status: 'open' | 'resolved' | 'all') {
+    return Reconciliations.list(this.dataSource, status);
   }
-}
-
-async function claim(m: import('typeorm').EntityManager, intentId: string, r: Resolution): Promise<boolean> {
-  const rows = returnedRows(await m.query(
-    `UPDATE execution.reconciliation SET status = 'resolved', resolved_at = now(), resolution = $2 WHERE intent_id = $1 AND status = 'open' RETURNING 1`,
-    [intentId, JSON.stringify(r)],
-  ));
-  return rows.length === 1;
 }

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
 import { hashCredential } from '../admin/manage-identities.usecase';
 import { type UrlProfile } from '../catalog/catalog-access';
-import { GATEWAY } from '../gateway.constants';
 import { bearerSecret } from '@tollgate/http';
 import { type LimitName, RateLimits } from '../rate-limit/rate-limits.service';
 import { IdentityCache } from './identity-cache.service';
+import { IdentitiesRepository, type McpUrlRow } from './identities.repository';
 
 /** Who is calling, derived only from the credential and the URL (C2). */
 export interface CallerIdentity {
@@ -22,12 +20,7 @@ export type AuthOutcome =
   | { ok: false; code: 'MCP_URL_NOT_FOUND' | 'MCP_CREDENTIAL_INVALID' }
   | { ok: false; code: 'MCP_AUTH_RATE_LIMITED'; retryAfterMs: number };
 
-interface UrlRow {
-  mcp_url_id: string; slug: string; owner_id: string | null; discovery_mode: UrlProfile['mode']; auto_threshold: number;
-  pinned_tools: string[]; scope_tools: string[] | null; scope_categories: string[] | null; provider_rules: UrlProfile['providerRules'];
-}
-
-export function profileOf(u: UrlRow): UrlProfile {
+export function profileOf(u: McpUrlRow): UrlProfile {
   return {
     mcpUrlId: u.mcp_url_id, slug: u.slug, ownerId: u.owner_id, mode: u.discovery_mode, autoThreshold: u.auto_threshold,
     pinned: u.pinned_tools, scopeTools: u.scope_tools, scopeCategories: u.scope_categories, providerRules: u.provider_rules,
@@ -45,22 +38,18 @@ export function profileOf(u: UrlRow): UrlProfile {
 @Injectable()
 export class AuthenticateUseCase {
   constructor(
-    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
+    private readonly identities: IdentitiesRepository,
     private readonly limits: RateLimits,
     private readonly cache: IdentityCache,
   ) {}
 
   async execute(slug: string, authorization: string | undefined, clientAddress: string): Promise<AuthOutcome> {
     const lower = slug.toLowerCase();
-    const url = await this.cache.get(`url:${lower}`, async () => ((await this.dataSource.query('SELECT * FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [lower])) as UrlRow[])[0]);
+    const url = await this.cache.get(`url:${lower}`, () => this.identities.enabledUrl(lower));
     if (!url) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
     const secret = bearerSecret(authorization);
     const hash = secret ? hashCredential(secret) : undefined;
-    const cred = hash ? await this.cache.get(`cred:${hash}`, async () => ((await this.dataSource.query(
-      `SELECT c.credential_id, c.agent_id, a.owner_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
-        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`,
-      [hash],
-    )) as { credential_id: string; agent_id: string; owner_id: string }[])[0]) : undefined;
+    const cred = hash ? await this.cache.get(`cred:${hash}`, () => this.identities.liveCredential(hash)) : undefined;
     if (!cred) return this.failed(clientAddress, secret);
     // A private URL exists only for its owner's agents: to anyone else it is not there.
     if (url.owner_id && url.owner_id !== cred.owner_id) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
