@@ -49,21 +49,15 @@ const boundaries = (allowTesting) => ({
  * any new use case or controller) may not call `.query()`.
  */
 const notYetInRepositories = [
-  'libs/services/discovery/src/lib/register-provider/providers.controller.ts',
-  'libs/services/discovery/src/lib/register-provider/register-provider.usecase.ts',
   'libs/services/discovery/src/lib/review-tool/review-tool.usecase.ts',
   'libs/services/discovery/src/lib/sync-provider/sync-provider.usecase.ts',
-  'libs/services/execution/src/lib/sync-bindings/sync-bindings.usecase.ts',
-  'libs/services/gateway/src/lib/access-policy/access-policy.controller.ts',
   'libs/services/gateway/src/lib/admin/manage-identities.usecase.ts',
   'libs/services/gateway/src/lib/sign-in/device-sign-in.usecase.ts',
-  'libs/services/gateway/src/lib/sync-catalog/sync-catalog.usecase.ts',
   'libs/services/ledger/src/lib/archive-events/verify-archive.usecase.ts',
   'libs/services/ledger/src/lib/finance-access/finance-tokens.usecase.ts',
   'libs/services/ledger/src/lib/get-call-timeline/get-call-timeline.usecase.ts',
   'libs/services/ledger/src/lib/reconcile-books/reconciliation.usecase.ts',
   'libs/services/payment/src/lib/fund-wallet/fund-wallet.usecase.ts',
-  'libs/services/payment/src/lib/spend-policy/spend-policy.controller.ts',
   'libs/services/settlement/src/lib/issue-payout/issue-payout.usecase.ts',
 ];
 

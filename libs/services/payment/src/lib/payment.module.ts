@@ -14,6 +14,7 @@ import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
 import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
 import { X402Payments } from './settle-x402/x402-payments';
 import { SpendPolicyController } from './spend-policy/spend-policy.controller';
+import { SpendPoliciesRepository } from './spend-policy/spend-policies.repository';
 import { LocalFacilitator } from './x402/local-facilitator';
 import { HttpFacilitator } from './x402/http-facilitator';
 import { X402_FACILITATOR, type X402Facilitator } from './x402/x402.types';
@@ -44,6 +45,7 @@ export class PaymentModule {
         outboxWriterProvider(PAYMENT_OUTBOX, PAYMENT),
         { provide: X402_FACILITATOR, useValue: facilitatorFor(options.x402Facilitator) },
         FundWalletUseCase,
+        SpendPoliciesRepository,
         PlaceHoldUseCase,
         X402Payments,
         SettleX402UseCase,

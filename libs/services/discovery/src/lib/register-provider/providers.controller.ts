@@ -1,13 +1,11 @@
 import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
-import { DISCOVERY } from '../discovery.constants';
 import { DiscoveryAdminGuard } from '../discovery-admin.guard';
 import { type SyncReport, SyncProviderUseCase } from '../sync-provider/sync-provider.usecase';
 import { ProviderSyncScheduler } from '../watch-providers/provider-sync.scheduler';
 import { RegisterProviderDto } from './register-provider.dto';
 import { RegisterProviderUseCase } from './register-provider.usecase';
+import { ProvidersRepository } from './providers.repository';
 
 @ApiTags('providers')
 @ApiBearerAuth()
@@ -18,7 +16,7 @@ export class ProvidersController {
     private readonly register: RegisterProviderUseCase,
     private readonly sync: SyncProviderUseCase,
     private readonly scheduler: ProviderSyncScheduler,
-    @InjectDataSource(DISCOVERY) private readonly dataSource: DataSource,
+    private readonly providers: ProvidersRepository,
   ) {}
 
   /** Registers or updates a provider and syncs it; returns the sync report (tools, refused tools, removals). */
@@ -40,8 +38,7 @@ export class ProvidersController {
 
   @Get()
   async list() {
-    const rows: { provider_id: string; transport: string; endpoint: string | null; command: string | null; health: string; last_synced_at: Date | null; last_sync_error: string | null; last_sync_report: SyncReport | null }[] =
-      await this.dataSource.query('SELECT * FROM discovery.provider ORDER BY provider_id');
+    const rows = await this.providers.all();
     return {
       providers: rows.map((r) => ({
         providerId: r.provider_id, transport: r.transport, endpoint: r.endpoint, command: r.command, health: r.health,

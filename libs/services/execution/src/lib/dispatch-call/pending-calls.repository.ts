@@ -1,7 +1,7 @@
 import { type EntityManager } from 'typeorm';
 import { lockCallRows } from '@tollgate/persistence';
 import { type CallState } from '@tollgate/call-life';
-import { type ToolBindingDto } from '@tollgate/contracts';
+import { type CatalogToolChangedPayload, type ToolBindingDto } from '@tollgate/contracts';
 import { type ReadBackSpec } from './call-policy';
 
 /** `execution.pending_call`: one row per call execution has heard of — its life (call-life state) and the request's arguments. */
@@ -52,6 +52,19 @@ export class PendingCallsRepository {
       `SELECT tool_id, bindings, output_schema, kind, read_back, status FROM execution.tool_binding WHERE tool_id = ANY($1) AND status = 'active'`, [toolIds],
     )) as ToolBindingRow[];
     return new Map(rows.map((r) => [r.tool_id, r]));
+  }
+
+  /** Execution's copy of a tool from the catalog (CatalogToolChanged): inserted, or replaced whole. */
+  async saveTool(m: Executor, tool: CatalogToolChangedPayload): Promise<void> {
+    await m.query(
+      `INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, output_schema, annotations, kind, read_back)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (tool_id) DO UPDATE SET name = EXCLUDED.name, version = EXCLUDED.version, status = EXCLUDED.status,
+         bindings = EXCLUDED.bindings, output_schema = EXCLUDED.output_schema, annotations = EXCLUDED.annotations,
+         kind = EXCLUDED.kind, read_back = EXCLUDED.read_back`,
+      [tool.toolId, tool.name, tool.version, tool.status, JSON.stringify(tool.bindings), tool.outputSchema ? JSON.stringify(tool.outputSchema) : null,
+        tool.annotations ? JSON.stringify(tool.annotations) : null, tool.kind, tool.readBack ? JSON.stringify(tool.readBack) : null],
+    );
   }
 
   /** One tool's bindings and status as they are now (R7: checked again right before each attempt's I/O). */

@@ -1,11 +1,10 @@
 import { BadRequestException, Body, Controller, NotFoundException, Param, ParseUUIDPipe, Put, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { IsString, MaxLength, MinLength } from 'class-validator';
-import { type DataSource } from 'typeorm';
 import { adminTokenGuard } from '@tollgate/http';
 import { POLICY_LIMITS } from '@tollgate/policy';
-import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
+import { IdentitiesRepository } from '../authenticate/identities.repository';
+import { GATEWAY_OPTIONS } from '../gateway.constants';
 import { AccessPolicyService, PolicyRejected, type PolicySubject } from './access-policy.service';
 
 export class PutAccessPolicyDto {
@@ -20,23 +19,22 @@ export class PutAccessPolicyDto {
 export class AccessPolicyController {
   constructor(
     private readonly policies: AccessPolicyService,
-    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
+    private readonly identities: IdentitiesRepository,
   ) {}
 
   /** A new version of the owner's access policy; it applies to every call of the owner's agents from now on. */
   @Put('owners/:ownerId/access-policy')
   async putOwner(@Param('ownerId', new ParseUUIDPipe()) ownerId: string, @Body() dto: PutAccessPolicyDto) {
-    const [owner] = await this.dataSource.query('SELECT owner_id FROM gateway.owner WHERE owner_id = $1', [ownerId]);
-    if (!owner) throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
+    if (!(await this.identities.ownerExists(ownerId))) throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
     return this.put('owner', ownerId, dto.policy);
   }
 
   /** A new version of the URL's access policy; it applies on top of the owner's. */
   @Put('mcp-urls/:slug/access-policy')
   async putUrl(@Param('slug') slug: string, @Body() dto: PutAccessPolicyDto) {
-    const [url]: { mcp_url_id: string }[] = await this.dataSource.query('SELECT mcp_url_id FROM gateway.mcp_url WHERE slug = $1', [slug]);
-    if (!url) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
-    return this.put('url', url.mcp_url_id, dto.policy);
+    const urlId = await this.identities.urlIdOf(slug);
+    if (!urlId) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
+    return this.put('url', urlId, dto.policy);
   }
 
   private async put(subject: PolicySubject, id: string, text: string) {

@@ -24,6 +24,17 @@ export class IdentitiesRepository {
     return rows[0];
   }
 
+  /** Whether the owner exists. */
+  async ownerExists(ownerId: string): Promise<boolean> {
+    return ((await this.dataSource.query('SELECT 1 FROM gateway.owner WHERE owner_id = $1', [ownerId])) as unknown[]).length > 0;
+  }
+
+  /** The id of the URL with this slug, enabled or not. */
+  async urlIdOf(slug: string): Promise<string | undefined> {
+    const rows = (await this.dataSource.query('SELECT mcp_url_id FROM gateway.mcp_url WHERE slug = $1', [slug])) as Pick<McpUrlRow, 'mcp_url_id'>[];
+    return rows[0]?.mcp_url_id;
+  }
+
   /** The credential whose secret hashes to `hash`, unless revoked. */
   async liveCredential(hash: string): Promise<CredentialRow | undefined> {
     const rows = (await this.dataSource.query(

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { DISCOVERY } from '../discovery.constants';
+import { type SyncReport } from '../sync-provider/sync-provider.usecase';
+
+/** `discovery.provider`: one row per upstream MCP server, how to reach it and how its last sync went. */
+export interface ProviderRow {
+  provider_id: string; transport: 'http' | 'stdio'; endpoint: string | null; command: string | null; args: string[] | null;
+  defaults: object; health: string; last_synced_at: Date | null; last_sync_error: string | null; last_sync_report: SyncReport | null;
+}
+
+export type ProviderConnection = Pick<ProviderRow, 'provider_id' | 'transport' | 'endpoint' | 'command' | 'args' | 'defaults'>;
+
+/** The admin API's statements on `discovery.provider` (the sync keeps its own beside it). */
+@Injectable()
+export class ProvidersRepository {
+  constructor(@InjectDataSource(DISCOVERY) private readonly dataSource: DataSource) {}
+
+  /** A provider registered, or its connection replaced. */
+  async save(p: ProviderConnection): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO discovery.provider (provider_id, transport, endpoint, command, args, defaults) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (provider_id) DO UPDATE SET transport = EXCLUDED.transport, endpoint = EXCLUDED.endpoint, command = EXCLUDED.command,
+         args = EXCLUDED.args, defaults = EXCLUDED.defaults`,
+      [p.provider_id, p.transport, p.endpoint, p.command, p.args === null ? null : JSON.stringify(p.args), JSON.stringify(p.defaults)],
+    );
+  }
+
+  /** Every provider, by id. */
+  async all(): Promise<ProviderRow[]> {
+    return (await this.dataSource.query('SELECT * FROM discovery.provider ORDER BY provider_id')) as ProviderRow[];
+  }
+}
