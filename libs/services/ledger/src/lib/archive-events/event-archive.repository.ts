@@ -1,4 +1,5 @@
 import { type EntityManager } from 'typeorm';
+import { type ArchivedRow } from './hash-chain';
 
 /** One lock for the whole chain: archiving transactions take turns (positions and links must not race). */
 export const ARCHIVE_LOCK = 0x7a_c41e;
@@ -17,6 +18,9 @@ export interface EventArchiveRow {
 }
 
 type Executor = Pick<EntityManager, 'query'>;
+
+/** One link of the chain, as `tollgate-ops archive at` shows it. */
+export interface ArchiveLink { position: number; eventId: string; topic: string; type: string; hash: string; prevHash: string; archivedAt: Date }
 
 /** Every statement that writes the archive. */
 export class EventArchiveRepository {
@@ -46,5 +50,20 @@ export class EventArchiveRepository {
        SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[])`,
       [rows.map((r) => r.position), rows.map((r) => r.event_id), rows.map((r) => r.topic), rows.map((r) => r.type), rows.map((r) => r.key),
         rows.map((r) => r.occurred_at), rows.map((r) => r.event_text), rows.map((r) => r.prev_hash), rows.map((r) => r.hash)]);
+  }
+
+  /** A page of the chain after `position`, in position order (for verification). */
+  async pageAfter(db: Executor, position: number, size: number): Promise<ArchivedRow[]> {
+    return (await db.query(
+      `SELECT position::int AS position, event_text AS "eventText", prev_hash AS "prevHash", hash FROM ledger.event_archive
+        WHERE position > $1 ORDER BY position LIMIT $2`, [position, size])) as ArchivedRow[];
+  }
+
+  /** One link of the chain, as ops shows it. */
+  async linkAt(db: Executor, position: number): Promise<ArchiveLink | undefined> {
+    const rows = (await db.query(
+      `SELECT position::int AS position, event_id AS "eventId", topic, type, hash, prev_hash AS "prevHash", archived_at AS "archivedAt"
+         FROM ledger.event_archive WHERE position = $1`, [position])) as ArchiveLink[];
+    return rows[0];
   }
 }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { LEDGER } from '../ledger.constants';
-import { type ArchivedRow, type ChainCursor, type ChainProblem, START, verifyPage } from './hash-chain';
+import { type ArchiveLink, EventArchiveRepository } from './event-archive.repository';
+import { type ChainCursor, type ChainProblem, START, verifyPage } from './hash-chain';
 
 const PAGE = 5000;
 
@@ -18,14 +19,14 @@ export interface ArchiveVerdict {
 /** Walks the whole archive in position order, a page at a time, recomputing every hash. */
 @Injectable()
 export class VerifyArchiveUseCase {
+  private readonly archive = new EventArchiveRepository();
+
   constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
 
   async verify(): Promise<ArchiveVerdict> {
     let at = START;
     for (;;) {
-      const page: ArchivedRow[] = (await this.dataSource.query(
-        `SELECT position::int AS position, event_text AS "eventText", prev_hash AS "prevHash", hash FROM ledger.event_archive
-          WHERE position > $1 ORDER BY position LIMIT ${PAGE}`, [at.position])) as ArchivedRow[];
+      const page = await this.archive.pageAfter(this.dataSource, at.position, PAGE);
       const checked = verifyPage(page, at);
       // Positions count 1, 2, 3… so the last good position is also how many rows verified.
       if (!checked.ok) return { ok: false, rows: checked.at.position, head: checked.at, problem: checked.problem };
@@ -34,10 +35,7 @@ export class VerifyArchiveUseCase {
     }
   }
 
-  async at(position: number): Promise<{ position: number; eventId: string; topic: string; type: string; hash: string; prevHash: string; archivedAt: Date } | undefined> {
-    const [row] = await this.dataSource.query(
-      `SELECT position::int AS position, event_id AS "eventId", topic, type, hash, prev_hash AS "prevHash", archived_at AS "archivedAt"
-         FROM ledger.event_archive WHERE position = $1`, [position]);
-    return row;
+  at(position: number): Promise<ArchiveLink | undefined> {
+    return this.archive.linkAt(this.dataSource, position);
   }
 }

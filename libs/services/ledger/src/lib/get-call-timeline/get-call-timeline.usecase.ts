@@ -4,6 +4,7 @@ import { type DataSource } from 'typeorm';
 import { callEvent, contradictions, foldCall, isCallEventType, status } from '@tollgate/call-life';
 import { type FinanceCaller, mayReadOwner, visibleDetails } from '../finance-access/finance-caller';
 import { LEDGER } from '../ledger.constants';
+import { type KeyedCall, TimelineEntries } from './timeline-entries.repository';
 
 export interface TimelineEntry {
   eventId: string;
@@ -30,11 +31,7 @@ export class GetCallTimelineUseCase {
 
   /** The call as this caller may see it; undefined when unknown or outside an owner-scoped token's owner. */
   async execute(intentId: string, caller: FinanceCaller): Promise<CallTimeline | undefined> {
-    const rows: { event_id: string; type: string; producer: string; occurred_at: Date; recorded_at: Date; payload: Record<string, unknown> }[] =
-      await this.dataSource.query(
-        'SELECT event_id, type, producer, occurred_at, recorded_at, payload FROM ledger.timeline_entry WHERE intent_id = $1 ORDER BY occurred_at, recorded_at',
-        [intentId],
-      );
+    const rows = await TimelineEntries.ofCall(this.dataSource, intentId);
     if (rows.length === 0) return undefined;
     const ownerId = rows.map((r) => r.payload['ownerId']).find((o): o is string => typeof o === 'string');
     if (!mayReadOwner(caller, ownerId ?? '')) return undefined;
@@ -55,9 +52,7 @@ export class GetCallTimelineUseCase {
   }
 
   /** The calls an operation key named (keys are per agent, so several agents' calls may share one). */
-  byOperationKey(operationKey: string): Promise<{ intentId: string; ownerId: string; agentId: string; toolName: string; requestedAt: string }[]> {
-    return this.dataSource.query(
-      `SELECT intent_id AS "intentId", payload->>'ownerId' AS "ownerId", payload->>'agentId' AS "agentId", payload->>'toolName' AS "toolName", occurred_at AS "requestedAt"
-         FROM ledger.timeline_entry WHERE type = 'CallRequested' AND payload->>'operationKey' = $1 ORDER BY occurred_at LIMIT 100`, [operationKey]);
+  byOperationKey(operationKey: string): Promise<KeyedCall[]> {
+    return TimelineEntries.callsByOperationKey(this.dataSource, operationKey);
   }
 }
