@@ -406,6 +406,8 @@ describe('payment and settlement (issue 5)', () => {
       expect((await postJson(`${ledger}/admin/finance-tokens`, { label: 'escalate' }, finance.token)).status).toBe(401);
       expect((await admin('DELETE', `${ledger}/admin/finance-tokens/${finance.tokenId}`)).status).toBe(200);
       expect((await get('/balances', `Bearer ${finance.token}`)).status).toBe(401);
+      // Revoking it again (or a token that never was) finds no live token: 404, not a second success.
+      expect((await admin('DELETE', `${ledger}/admin/finance-tokens/${finance.tokenId}`)).status).toBe(404);
     });
 
     it('an owner-scoped token reads only its owner; finance views omit operation keys and payment signatures, operators see them', async () => {

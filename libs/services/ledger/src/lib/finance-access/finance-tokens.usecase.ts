@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { LEDGER, LEDGER_OPTIONS } from '../ledger.constants';
 import { type LedgerOptions } from '../ledger.options';
+import { AccessTokens } from './access-tokens.repository';
 import { type FinanceCaller } from './finance-caller';
 
 export interface IssuedToken { tokenId: string; token: string; role: 'finance' | 'operator'; ownerId: string | null; label: string }
@@ -27,21 +28,16 @@ export class FinanceTokensUseCase {
   async issue(role: 'finance' | 'operator', ownerId: string | null, label: string): Promise<IssuedToken> {
     const tokenId = randomUUID();
     const token = PREFIX + randomBytes(24).toString('base64url');
-    await this.dataSource.query(
-      'INSERT INTO ledger.access_token (token_id, secret_hash, role, owner_id, label) VALUES ($1, $2, $3, $4, $5)',
-      [tokenId, hash(token), role, role === 'finance' ? ownerId : null, label],
-    );
+    await AccessTokens.insert(this.dataSource, { token_id: tokenId, secret_hash: hash(token), role, owner_id: role === 'finance' ? ownerId : null, label });
     return { tokenId, token, role, ownerId: role === 'finance' ? ownerId : null, label };
   }
 
-  async revoke(tokenId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('UPDATE ledger.access_token SET revoked_at = now() WHERE token_id = $1 AND revoked_at IS NULL RETURNING token_id', [tokenId]);
-    return rows.length > 0;
+  revoke(tokenId: string): Promise<boolean> {
+    return AccessTokens.revoke(this.dataSource, tokenId);
   }
 
   async list(): Promise<{ tokenId: string; role: string; ownerId: string | null; label: string; createdAt: string; revokedAt: string | null }[]> {
-    const rows: { token_id: string; role: string; owner_id: string | null; label: string; created_at: Date; revoked_at: Date | null }[] =
-      await this.dataSource.query('SELECT token_id, role, owner_id, label, created_at, revoked_at FROM ledger.access_token ORDER BY created_at');
+    const rows = await AccessTokens.all(this.dataSource);
     return rows.map((r) => ({ tokenId: r.token_id, role: r.role, ownerId: r.owner_id, label: r.label, createdAt: r.created_at.toISOString(), revokedAt: r.revoked_at?.toISOString() ?? null }));
   }
 
@@ -49,9 +45,7 @@ export class FinanceTokensUseCase {
   async authenticate(secret: string): Promise<FinanceCaller | undefined> {
     if (this.isAdminToken(secret)) return { role: 'operator', tokenId: null };
     if (!secret.startsWith(PREFIX)) return undefined;
-    const [row]: { token_id: string; role: 'finance' | 'operator'; owner_id: string | null }[] = await this.dataSource.query(
-      'SELECT token_id, role, owner_id FROM ledger.access_token WHERE secret_hash = $1 AND revoked_at IS NULL', [hash(secret)],
-    );
+    const row = await AccessTokens.live(this.dataSource, hash(secret));
     if (!row) return undefined;
     return row.role === 'operator' ? { role: 'operator', tokenId: row.token_id } : { role: 'finance', tokenId: row.token_id, ownerId: row.owner_id };
   }
