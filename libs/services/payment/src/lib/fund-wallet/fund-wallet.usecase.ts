@@ -7,6 +7,7 @@ import { money, WalletChargedBack, WalletFunded } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting, balanceOf } from '@tollgate/persistence';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
+import { Deposits } from './deposits.repository';
 
 export interface WalletView {
   ownerId: string;
@@ -32,15 +33,8 @@ export class FundWalletUseCase {
    */
   async credit(m: EntityManager, c: { ownerId: string; reference: string; source: 'admin' | 'x402'; amountMinor: bigint; asset: string; intentId?: string }, causationId?: string): Promise<{ depositId: string; credited: boolean }> {
     const depositId = randomUUID();
-    const inserted: unknown[] = await m.query(
-      `INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (reference) DO NOTHING RETURNING deposit_id`,
-      [depositId, c.reference, c.ownerId, c.source, c.amountMinor.toString(), c.asset],
-    );
-    if (inserted.length === 0) {
-      const [prior]: { deposit_id: string }[] = await m.query('SELECT deposit_id FROM payment.deposit WHERE reference = $1', [c.reference]);
-      return { depositId: prior!.deposit_id, credited: false };
-    }
+    const recorded = await Deposits.record(m, { deposit_id: depositId, reference: c.reference, owner_id: c.ownerId, source: c.source, amount_minor: c.amountMinor.toString(), asset: c.asset });
+    if (!recorded.fresh) return { depositId: recorded.depositId, credited: false };
     const owed = -(await balanceOf(m, PAYMENT, accountKey({ kind: 'debt', ownerId: c.ownerId }), c.asset, true));
     await applyPosting(m, PAYMENT, `deposit:${c.reference}`, 'deposit', Movements.deposit(c.ownerId, { minor: c.amountMinor, asset: c.asset }, owed > 0n ? owed : 0n), c.intentId);
     await this.outbox.append(m, WalletFunded, {
@@ -52,9 +46,7 @@ export class FundWalletUseCase {
   /** A deposit reversed from outside: what the owner already spent of it becomes a debt (PAYMENT_DEBT_OUTSTANDING until repaid). */
   async chargeback(reference: string): Promise<'done' | 'unknown' | 'already'> {
     return this.dataSource.transaction(async (m) => {
-      const [d]: { owner_id: string; amount_minor: string; asset: string; charged_back_at: Date | null }[] = await m.query(
-        'SELECT owner_id, amount_minor, asset, charged_back_at FROM payment.deposit WHERE reference = $1 FOR UPDATE', [reference],
-      );
+      const d = await Deposits.lockByReference(m, reference);
       if (!d) return 'unknown';
       if (d.charged_back_at) return 'already';
       const available = await balanceOf(m, PAYMENT, accountKey({ kind: 'available', ownerId: d.owner_id }), d.asset, true);
@@ -63,16 +55,13 @@ export class FundWalletUseCase {
       await this.outbox.append(m, WalletChargedBack, {
         ownerId: d.owner_id, reference, amount: money(amount, d.asset), fromAvailable: money(available < amount ? available : amount, d.asset),
       });
-      await m.query('UPDATE payment.deposit SET charged_back_at = now() WHERE reference = $1', [reference]);
+      await Deposits.markChargedBack(m, reference);
       return 'done';
     });
   }
 
   async wallet(ownerId: string): Promise<WalletView> {
-    const rows: { account: string; asset: string; balance: string }[] = await this.dataSource.query(
-      'SELECT account, asset, balance FROM payment.balance WHERE account = ANY($1) ORDER BY asset',
-      [[accountKey({ kind: 'available', ownerId }), accountKey({ kind: 'held', ownerId }), accountKey({ kind: 'debt', ownerId })]],
-    );
+    const rows = await Deposits.balances(this.dataSource, [accountKey({ kind: 'available', ownerId }), accountKey({ kind: 'held', ownerId }), accountKey({ kind: 'debt', ownerId })]);
     const byAsset = new Map<string, { asset: string; available: string; held: string; debt: string }>();
     for (const r of rows) {
       const b = byAsset.get(r.asset) ?? { asset: r.asset, available: '0', held: '0', debt: '0' };
