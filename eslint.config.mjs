@@ -54,7 +54,6 @@ const notYetInRepositories = [
   'libs/services/gateway/src/lib/admin/manage-identities.usecase.ts',
   'libs/services/gateway/src/lib/sign-in/device-sign-in.usecase.ts',
   'libs/services/ledger/src/lib/reconcile-books/reconciliation.usecase.ts',
-  'libs/services/settlement/src/lib/issue-payout/issue-payout.usecase.ts',
 ];
 
 export default [
