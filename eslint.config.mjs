@@ -51,7 +51,6 @@ const boundaries = (allowTesting) => ({
 const notYetInRepositories = [
   'libs/services/discovery/src/lib/review-tool/review-tool.usecase.ts',
   'libs/services/discovery/src/lib/sync-provider/sync-provider.usecase.ts',
-  'libs/services/gateway/src/lib/admin/manage-identities.usecase.ts',
   'libs/services/gateway/src/lib/sign-in/device-sign-in.usecase.ts',
   'libs/services/ledger/src/lib/reconcile-books/reconciliation.usecase.ts',
 ];

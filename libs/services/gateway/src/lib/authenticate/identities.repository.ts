@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { returnedRows } from '@tollgate/persistence';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY } from '../gateway.constants';
 
@@ -42,4 +43,55 @@ export class IdentitiesRepository {
         WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`, [hash])) as CredentialRow[];
     return rows[0];
   }
+
+  async insertOwner(ownerId: string, name: string): Promise<void> {
+    await this.dataSource.query('INSERT INTO gateway.owner (owner_id, name) VALUES ($1, $2)', [ownerId, name]);
+  }
+
+  /** An agent of an existing owner; false when there is no such owner. */
+  async insertAgent(agentId: string, ownerId: string, name: string): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      'INSERT INTO gateway.agent (agent_id, owner_id, name) SELECT $1, owner_id, $3 FROM gateway.owner WHERE owner_id = $2 RETURNING agent_id',
+      [agentId, ownerId, name])) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** A credential of an existing agent (its secret's hash only); false when there is no such agent. `db`: the caller's transaction, if any. */
+  async insertCredential(credentialId: string, agentId: string, secretHash: string, db: Pick<DataSource, 'query'> = this.dataSource): Promise<boolean> {
+    const rows = (await db.query(
+      'INSERT INTO gateway.credential (credential_id, agent_id, secret_hash) SELECT $1, agent_id, $3 FROM gateway.agent WHERE agent_id = $2 RETURNING credential_id',
+      [credentialId, agentId, secretHash])) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** Revokes a credential (once: a second revocation keeps the first time); undefined when there is no such credential. */
+  async revokeCredential(credentialId: string): Promise<Date | undefined> {
+    const rows = returnedRows<{ revoked_at: Date }>(await this.dataSource.query(
+      'UPDATE gateway.credential SET revoked_at = COALESCE(revoked_at, now()) WHERE credential_id = $1 RETURNING revoked_at', [credentialId]));
+    return rows[0]?.revoked_at;
+  }
+
+  /** A new URL; PostgreSQL's unique (23505) and foreign-key (23503) violations reach the caller. */
+  async insertUrl(mcpUrlId: string, slug: string, ownerId: string | null): Promise<void> {
+    await this.dataSource.query('INSERT INTO gateway.mcp_url (mcp_url_id, slug, owner_id) VALUES ($1, $2, $3)', [mcpUrlId, slug, ownerId]);
+  }
+
+  /** Disables a URL (once); undefined when there is no such URL. */
+  async disableUrl(slug: string): Promise<Date | undefined> {
+    const rows = returnedRows<{ disabled_at: Date }>(await this.dataSource.query(
+      'UPDATE gateway.mcp_url SET disabled_at = COALESCE(disabled_at, now()) WHERE slug = $1 RETURNING disabled_at', [slug]));
+    return rows[0]?.disabled_at;
+  }
+
+  /** Sets these profile columns of a URL (values as stored: JSON text for the jsonb ones); false when there is no such URL. */
+  async updateUrlProfile(slug: string, columns: Partial<Record<UrlProfileColumn, unknown>>): Promise<boolean> {
+    const names = (Object.keys(columns) as UrlProfileColumn[]).filter((c) => URL_PROFILE_COLUMNS.includes(c));
+    const sets = names.map((c, i) => `${c} = $${i + 2}`);
+    const rows = returnedRows(await this.dataSource.query(`UPDATE gateway.mcp_url SET ${sets.join(', ')} WHERE slug = $1 RETURNING slug`, [slug, ...names.map((c) => columns[c])]));
+    return rows.length > 0;
+  }
 }
+
+/** The columns of a URL's profile an admin may change. */
+const URL_PROFILE_COLUMNS = ['discovery_mode', 'auto_threshold', 'pinned_tools', 'scope_tools', 'scope_categories', 'provider_rules'] as const;
+export type UrlProfileColumn = (typeof URL_PROFILE_COLUMNS)[number];
