@@ -52,7 +52,6 @@ const notYetInRepositories = [
   'libs/services/discovery/src/lib/review-tool/review-tool.usecase.ts',
   'libs/services/discovery/src/lib/sync-provider/sync-provider.usecase.ts',
   'libs/services/gateway/src/lib/sign-in/device-sign-in.usecase.ts',
-  'libs/services/ledger/src/lib/reconcile-books/reconciliation.usecase.ts',
 ];
 
 export default [

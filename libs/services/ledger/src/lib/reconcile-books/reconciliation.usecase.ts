@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { TERMINAL_EVENT_TYPES } from '@tollgate/call-life';
 import { LEDGER } from '../ledger.constants';
+import { Books } from './books.repository';
 import { type AccountLine, type BookBalance, compareBooks } from './compare-books';
 
 const SERVICES = ['gateway', 'execution', 'payment', 'settlement', 'ledger'] as const;
@@ -32,31 +32,17 @@ export class ReconciliationUseCase {
 
   async report(olderThanSeconds: number): Promise<ReconciliationReport> {
     return this.ds.transaction('REPEATABLE READ', async (m) => {
-      const schemas = new Set<string>((await m.query(`SELECT nspname FROM pg_namespace`)).map((r: { nspname: string }) => r.nspname));
-      const book = async (schema: string): Promise<BookBalance[]> => (schemas.has(schema)
-        ? m.query(`SELECT account, asset, balance::text AS balance FROM "${schema}".balance`) : []);
-      const journal: BookBalance[] = await m.query('SELECT account, asset, sum(amount)::text AS balance FROM ledger.journal_entry GROUP BY 1, 2');
-      const lines = compareBooks(await book('payment'), await book('settlement'), journal);
+      const schemas = await Books.schemas(m);
+      const book = async (schema: 'payment' | 'settlement'): Promise<BookBalance[]> => (schemas.has(schema) ? Books.balances(m, schema) : []);
+      const lines = compareBooks(await book('payment'), await book('settlement'), await Books.journalBalances(m));
       lines.sort((a, b) => Number(a.status === 'matched') - Number(b.status === 'matched'));
       return {
         generatedAt: new Date().toISOString(),
         accounts: { lines, mismatches: lines.filter((l) => l.status === 'mismatch').length, available: schemas.has('payment') && schemas.has('settlement') },
-        callsNotTerminal: { olderThanSeconds, calls: await this.callsNotTerminal(m, olderThanSeconds) },
-        unknownOutcomes: { available: schemas.has('execution'), open: schemas.has('execution') ? await m.query(
-          `SELECT intent_id AS "intentId", attempt, reason, tries, opened_at AS "openedAt" FROM execution.reconciliation WHERE status = 'open' ORDER BY opened_at LIMIT ${LIMIT}`) : [] },
-        parkedEvents: (await Promise.all(SERVICES.filter((s) => schemas.has(s)).map((s) => m.query(
-          `SELECT $1::text AS service, consumer, topic, partition, "offset", event_id AS "eventId", reason, parked_at AS "parkedAt"
-             FROM "${s}".parked_event WHERE resolved_at IS NULL ORDER BY parked_at LIMIT ${LIMIT}`, [s])))).flat(),
+        callsNotTerminal: { olderThanSeconds, calls: await Books.callsNotTerminal(m, olderThanSeconds, LIMIT) },
+        unknownOutcomes: { available: schemas.has('execution'), open: schemas.has('execution') ? await Books.openUnknownOutcomes(m, LIMIT) : [] },
+        parkedEvents: (await Promise.all(SERVICES.filter((s) => schemas.has(s)).map((s) => Books.parkedEvents(m, s, LIMIT)))).flat(),
       };
     });
-  }
-
-  private callsNotTerminal(m: { query(sql: string, p?: unknown[]): Promise<never[]> }, olderThanSeconds: number) {
-    return m.query(
-      `SELECT intent_id AS "intentId", min(occurred_at) AS "startedAt", (array_agg(type ORDER BY occurred_at DESC, recorded_at DESC))[1] AS "lastType",
-              max(occurred_at) AS "lastAt", max(payload->>'operationKey') AS "operationKey"
-         FROM ledger.timeline_entry GROUP BY intent_id
-        HAVING bool_and(type <> ALL($1::text[])) AND min(occurred_at) < now() - make_interval(secs => $2)
-        ORDER BY min(occurred_at) LIMIT ${LIMIT}`, [TERMINAL_EVENT_TYPES, olderThanSeconds]);
   }
 }
