@@ -49,7 +49,6 @@ const boundaries = (allowTesting) => ({
  * any new use case or controller) may not call `.query()`.
  */
 const notYetInRepositories = [
-  'libs/services/discovery/src/lib/review-tool/review-tool.usecase.ts',
   'libs/services/discovery/src/lib/sync-provider/sync-provider.usecase.ts',
   'libs/services/gateway/src/lib/sign-in/device-sign-in.usecase.ts',
 ];
