@@ -50,7 +50,6 @@ const boundaries = (allowTesting) => ({
  */
 const notYetInRepositories = [
   'libs/services/discovery/src/lib/sync-provider/sync-provider.usecase.ts',
-  'libs/services/gateway/src/lib/sign-in/device-sign-in.usecase.ts',
 ];
 
 export default [

@@ -9,6 +9,7 @@ import { CallTasksUseCase } from './call-tasks/call-tasks.usecase';
 import { CallToolUseCase } from './call-tool/call-tool.usecase';
 import { CallsRepository } from './calls/calls.repository';
 import { IdentitiesRepository } from './authenticate/identities.repository';
+import { SignInsRepository } from './sign-in/sign-ins.repository';
 import { AccessPolicyController } from './access-policy/access-policy.controller';
 import { AccessPolicyService } from './access-policy/access-policy.service';
 import { PolicyToolsHost } from './access-policy/policy-tools.host';
@@ -50,6 +51,7 @@ export class GatewayModule {
         CallTasksUseCase,
         CallsRepository,
         IdentitiesRepository,
+        SignInsRepository,
         CallWaiters,
         CatalogIndex,
         SemanticIndex,

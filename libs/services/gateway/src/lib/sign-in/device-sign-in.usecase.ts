@@ -3,10 +3,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { type SignInPoll, type SignInStarted } from '@tollgate/contracts';
-import { returnedRows } from '@tollgate/persistence';
 import { hashCredential, ManageIdentitiesUseCase } from '../admin/manage-identities.usecase';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
+import { SignInsRepository } from './sign-ins.repository';
 
 export type PollOutcome = SignInPoll;
 
@@ -29,67 +29,47 @@ export class DeviceSignInUseCase {
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
     private readonly identities: ManageIdentitiesUseCase,
+    private readonly signIns: SignInsRepository,
   ) {}
 
   async start(deviceName: string, slug: string, publicBase: string): Promise<SignInStarted | undefined> {
-    const [url] = await this.dataSource.query('SELECT 1 FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [slug]);
-    if (!url) return undefined;
+    if (!(await this.signIns.urlIsEnabled(slug))) return undefined;
     const requestId = randomUUID();
     const pollToken = randomBytes(32).toString('base64url');
     const code = Array.from({ length: 8 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
     const userCode = `${code.slice(0, 4)}-${code.slice(4)}`;
     const expiresAt = new Date(Date.now() + this.options.signInTtlMs);
-    await this.dataSource.query(
-      'INSERT INTO gateway.device_sign_in (request_id, poll_hash, user_code, device_name, slug, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [requestId, hashCredential(pollToken), userCode, deviceName, slug, expiresAt],
-    );
+    await this.signIns.insert({ request_id: requestId, poll_hash: hashCredential(pollToken), user_code: userCode, device_name: deviceName, slug, expires_at: expiresAt });
     return { requestId, pollToken, userCode, approvalUrl: `${publicBase}/signin/approve/${requestId}`, expiresAt: expiresAt.toISOString(), intervalMs: 1000 };
   }
 
   async describe(requestId: string): Promise<{ userCode: string; deviceName: string; slug: string; status: string; expired: boolean } | undefined> {
-    const [r]: { user_code: string; device_name: string; slug: string; status: string; expired: boolean }[] = await this.dataSource.query(
-      'SELECT user_code, device_name, slug, status, expires_at < now() AS expired FROM gateway.device_sign_in WHERE request_id = $1',
-      [requestId],
-    );
+    const r = await this.signIns.find(requestId);
     return r && { userCode: r.user_code, deviceName: r.device_name, slug: r.slug, status: r.status, expired: r.expired };
   }
 
   async approve(requestId: string, ownerKey: string): Promise<ApproveOutcome> {
-    const [owner]: { owner_id: string }[] = await this.dataSource.query(
-      'SELECT owner_id FROM gateway.owner_key WHERE secret_hash = $1 AND revoked_at IS NULL',
-      [hashCredential(ownerKey)],
-    );
-    if (!owner) return { ok: false, reason: 'owner_key_invalid' };
+    const ownerId = await this.signIns.ownerOfKey(hashCredential(ownerKey));
+    if (!ownerId) return { ok: false, reason: 'owner_key_invalid' };
     const req = await this.describe(requestId);
     if (!req) return { ok: false, reason: 'unknown' };
     if (req.expired) return { ok: false, reason: 'expired' };
     if (req.status !== 'pending') return { ok: false, reason: 'not_pending' };
-    const [url]: { owner_id: string | null }[] = await this.dataSource.query('SELECT owner_id FROM gateway.mcp_url WHERE slug = $1', [req.slug]);
-    if (!url || (url.owner_id && url.owner_id !== owner.owner_id)) return { ok: false, reason: 'url_not_found' };
-    const { agentId } = await this.identities.createAgent(owner.owner_id, `Device: ${req.deviceName}`.slice(0, 200));
-    const rows = returnedRows(await this.dataSource.query(
-      `UPDATE gateway.device_sign_in SET status = 'approved', owner_id = $2, agent_id = $3, decided_at = now()
-        WHERE request_id = $1 AND status = 'pending' AND expires_at >= now() RETURNING request_id`,
-      [requestId, owner.owner_id, agentId],
-    ));
-    if (rows.length === 0) return { ok: false, reason: 'not_pending' };
+    const url = await this.signIns.urlOwner(req.slug);
+    if (!url || (url.owner_id && url.owner_id !== ownerId)) return { ok: false, reason: 'url_not_found' };
+    const { agentId } = await this.identities.createAgent(ownerId, `Device: ${req.deviceName}`.slice(0, 200));
+    if (!(await this.signIns.approve(requestId, ownerId, agentId))) return { ok: false, reason: 'not_pending' };
     return { ok: true, agentId, deviceName: req.deviceName };
   }
 
   /** The device's poll: after approval the credential is minted and handed over exactly once (one transaction). */
   async poll(requestId: string, pollToken: string): Promise<PollOutcome> {
     const collected = await this.dataSource.transaction(async (tx) => {
-      const [row] = returnedRows<{ agent_id: string; slug: string }>(await tx.query(
-        `UPDATE gateway.device_sign_in SET status = 'collected' WHERE request_id = $1 AND poll_hash = $2 AND status = 'approved' RETURNING agent_id, slug`,
-        [requestId, hashCredential(pollToken)],
-      ));
+      const row = await this.signIns.collect(tx, requestId, hashCredential(pollToken));
       return row && { ...row, credential: (await this.identities.issueCredential(row.agent_id, tx)).credential };
     });
     if (collected) return { status: 'approved', credential: collected.credential, agentId: collected.agent_id, mcpPath: `/mcp/${collected.slug}` };
-    const [r]: { status: string; expired: boolean; expires_at: Date }[] = await this.dataSource.query(
-      'SELECT status, expires_at < now() AS expired, expires_at FROM gateway.device_sign_in WHERE request_id = $1 AND poll_hash = $2',
-      [requestId, hashCredential(pollToken)],
-    );
+    const r = await this.signIns.findForDevice(requestId, hashCredential(pollToken));
     if (!r) return { status: 'unknown' };
     if (r.status === 'collected') return { status: 'collected' };
     if (r.expired) return { status: 'expired' };
@@ -99,10 +79,6 @@ export class DeviceSignInUseCase {
   async issueOwnerKey(ownerId: string): Promise<{ keyId: string; ownerKey: string } | undefined> {
     const keyId = randomUUID();
     const ownerKey = `tgo_${randomBytes(32).toString('base64url')}`;
-    const rows = returnedRows(await this.dataSource.query(
-      'INSERT INTO gateway.owner_key (key_id, owner_id, secret_hash) SELECT $1, owner_id, $3 FROM gateway.owner WHERE owner_id = $2 RETURNING key_id',
-      [keyId, ownerId, hashCredential(ownerKey)],
-    ));
-    return rows.length > 0 ? { keyId, ownerKey } : undefined;
+    return (await this.signIns.insertOwnerKey(keyId, ownerId, hashCredential(ownerKey))) ? { keyId, ownerKey } : undefined;
   }
 }
