@@ -1,20 +1,31 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '../../../..');
 
-/** The lint rule's list of use cases and controllers that still hold SQL: it may only shrink (STYLE: SQL in repositories). */
-describe('no SQL in use cases or controllers: the list of files not yet moved', () => {
-  const config = readFileSync(path.join(ROOT, 'eslint.config.mjs'), 'utf8');
-  const listed = [...config.slice(config.indexOf('const notYetInRepositories'), config.indexOf('];', config.indexOf('const notYetInRepositories'))).matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist') continue;
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) sourceFiles(full, out);
+    else if (/\.(usecase|controller)\.ts$/.test(name)) out.push(path.relative(ROOT, full));
+  }
+  return out;
+}
 
-  it('names only files that exist and still call .query() (a moved file leaves the list)', () => {
-    expect(listed.length).toBeGreaterThan(0);
-    const stale = listed.filter((f) => !existsSync(path.join(ROOT, f)) || !/\.query(<[^>]*>)?\(/.test(readFileSync(path.join(ROOT, f), 'utf8')));
-    expect(stale).toEqual([]);
+/** Issue 19 point 3 (STYLE: SQL in repositories): use cases and controllers call named queries, never `.query()`. */
+describe('no SQL in use cases or controllers', () => {
+  it('no use case or controller of the services and apps calls .query() — every statement lives in a repository', () => {
+    const files = [...sourceFiles(path.join(ROOT, 'libs')), ...sourceFiles(path.join(ROOT, 'apps'))];
+    expect(files.length).toBeGreaterThan(40);
+    const withSql = files.filter((f) => /\.query(<[^>]*>)?\(/.test(readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(withSql).toEqual([]);
   });
 
-  it('does not name the paid path the call-life model serves', () => {
-    for (const moved of ['call-tool.usecase.ts', 'record-outcome.usecase.ts', 'record-call-fact.usecase.ts']) expect(listed.filter((f) => f.endsWith(moved))).toEqual([]);
+  it('the lint rule that refuses it covers every use case and controller, with no file exempted', () => {
+    const config = readFileSync(path.join(ROOT, 'eslint.config.mjs'), 'utf8');
+    const block = config.slice(config.indexOf("files: ['**/*.usecase.ts', '**/*.controller.ts']"), config.indexOf('No SQL in use cases or controllers'));
+    expect(block).toContain("CallExpression[callee.property.name='query']");
+    expect(block).not.toMatch(/ignores:/);
   });
 });
