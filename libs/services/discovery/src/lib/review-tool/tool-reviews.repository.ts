@@ -16,15 +16,15 @@ export const ToolReviews = {
     return rows[0]?.state;
   },
 
-  /** R3: `version` in force, the one it replaces retired, the tool pointing at it — one statement. */
+  /**
+   * R3: `version` in force, the one it replaces retired, the tool pointing at it. Three statements on purpose: at most
+   * one version is approved (`tool_version_one_approved`), and a unique index is checked row by row, so the old one
+   * must be retired before the new one is approved.
+   */
   async approve(m: Executor, toolId: string, version: number): Promise<void> {
-    await m.query(
-      `WITH retired AS (
-         UPDATE discovery.tool_version SET state = 'retired', decided_at = now() WHERE tool_id = $1 AND state = 'approved' AND version <> $2),
-       approved AS (
-         UPDATE discovery.tool_version SET state = 'approved', decided_at = now(), note = note || ' Approved by an admin.' WHERE tool_id = $1 AND version = $2)
-       UPDATE discovery.catalog_tool SET current_version = $2 WHERE tool_id = $1`,
-      [toolId, version]);
+    await m.query(`UPDATE discovery.tool_version SET state = 'retired', decided_at = now() WHERE tool_id = $1 AND state = 'approved'`, [toolId]);
+    await m.query(`UPDATE discovery.tool_version SET state = 'approved', decided_at = now(), note = note || ' Approved by an admin.' WHERE tool_id = $1 AND version = $2`, [toolId, version]);
+    await m.query('UPDATE discovery.catalog_tool SET current_version = $2 WHERE tool_id = $1', [toolId, version]);
   },
 
   /** Listing overrides merged into the tool's, and its review mark set or cleared (`reviewed` null: unchanged); false when no such tool. */
