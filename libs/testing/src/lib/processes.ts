@@ -4,7 +4,24 @@ import path from 'node:path';
 
 export const WORKSPACE_ROOT = path.resolve(__dirname, '../../../..');
 
+/** Ports this process has handed out: the OS may give a just-closed port again, and two services on one port collide. */
+const handedOut = new Set<number>();
+
+/**
+ * A free TCP port on 127.0.0.1, never one this process handed out before: listening on port 0 twice in a row can
+ * return the same port, and two services of one system given one port would answer each other's probes — the likely
+ * cause (not proven) of a CI run where the distributed gateway's `POST /admin/mcp-urls` answered 404.
+ */
 export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await anyFreePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
