@@ -113,13 +113,17 @@ function embedded(): Promise<Record<string, unknown>> {
 /** Every app its own process, on the local Kafka and the PostgreSQL server of the machine. */
 async function distributed(): Promise<Record<string, unknown>> {
   const names = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
-  const system = await startDistributedSystem(names, { LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', OUTBOX_POLL_INTERVAL_MS: '1000' });
+  // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of every service when it stops (file names carry the pid).
+  const profile = process.env['BENCH_CPU_PROFILE'];
+  const system = await startDistributedSystem(names, { LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', OUTBOX_POLL_INTERVAL_MS: '1000' }, undefined,
+    profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {});
   const pg = new PgClient({ connectionString: system.db.url });
   pg.on('error', () => undefined);
   await pg.connect();
   try {
     const statements = await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').then(() => pg.query('SELECT 1 FROM pg_stat_statements LIMIT 1')).then(() => true, () => false);
     const services = system.processes.filter((p) => p.name !== 'sample-providers').map((p) => p.child.pid!);
+    if (profile) process.stdout.write(`profiles in ${profile}: ${system.processes.map((p) => `${p.name} ${p.child.pid}`).join(', ')}\n`);
     const target: Target = {
       urls: { gateway: system.url('gateway'), discovery: system.url('discovery'), payment: system.url('payment') },
       admin: system.adminToken, upstream: `${system.url('sample-providers')}/providers/text-tools/mcp`, upstreamToken: system.providersToken, pg, statements,

@@ -2,7 +2,7 @@
  * Where a process's CPU went, from a V8 .cpuprofile (node --cpu-prof): self time by package (node_modules/<pkg>, the
  * workspace's libs/apps, node internals) and the top functions. Used to profile the gateway's overhead:
  *
- *   NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" BENCH_MODES=embedded npm run bench:backbone
+ *   BENCH_CPU_PROFILE=/tmp/prof BENCH_MODES=embedded npm run bench:backbone   (distributed: one profile per service)
  *   node -r @swc-node/register tools/bench/src/cpu-profile-summary.ts /tmp/prof/<the embedded host's file>.cpuprofile
  */
 import { readFileSync } from 'node:fs';

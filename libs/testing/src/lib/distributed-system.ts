@@ -29,7 +29,9 @@ export interface DistributedSystem {
  * (a fresh topic namespace per suite) and a fresh PostgreSQL database. Names
  * may repeat an app (`gateway-b` runs `apps/gateway`).
  */
-export async function startDistributedSystem(names: readonly string[], settings: Record<string, string> = {}, appOf: (name: string) => AppName = (n) => n as AppName): Promise<DistributedSystem> {
+export async function startDistributedSystem(
+  names: readonly string[], settings: Record<string, string> = {}, appOf: (name: string) => AppName = (n) => n as AppName, options: { nodeArgs?: string[] } = {},
+): Promise<DistributedSystem> {
   const adminToken = randomBytes(18).toString('base64url');
   const metricsToken = randomBytes(18).toString('base64url');
   const db = await createTestDatabase('tollgate_e2e');
@@ -46,7 +48,7 @@ export async function startDistributedSystem(names: readonly string[], settings:
     SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SAMPLE_PROVIDERS_TOKEN: providersToken, UPSTREAM_CREDENTIALS: upstreamCredentials, ...settings,
   });
   const start = (n: string, app: AppName = appOf(n)) => {
-    const p = startTsProcess(n, `apps/${app}/src/main.ts`, [], env(n));
+    const p = startTsProcess(n, `apps/${app}/src/main.ts`, [], env(n), { nodeArgs: options.nodeArgs ?? [] });
     processes.push(p);
     return p;
   };

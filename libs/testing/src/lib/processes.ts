@@ -46,11 +46,13 @@ export interface RunningProcess {
 export interface ProcessOptions {
   /** Leads its own process group, so `killGroup` takes its children (e.g. an embedded PostgreSQL) down with it. */
   ownGroup?: boolean;
+  /** Flags for Node itself, before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow). */
+  nodeArgs?: string[];
 }
 
 /** Starts a TypeScript entry point of this workspace as its own Node process. */
 export function startTsProcess(name: string, entry: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, options: ProcessOptions = {}): RunningProcess {
-  return startProcess(name, process.execPath, ['-r', '@swc-node/register', path.resolve(WORKSPACE_ROOT, entry), ...args], env, options);
+  return startProcess(name, process.execPath, [...(options.nodeArgs ?? []), '-r', '@swc-node/register', path.resolve(WORKSPACE_ROOT, entry), ...args], env, options);
 }
 
 export function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}, options: ProcessOptions = {}): RunningProcess {
