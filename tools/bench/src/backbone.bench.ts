@@ -14,11 +14,13 @@
  */
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as PgClient } from 'pg';
-import { startDistributedSystem, waitFor } from '@tollgate/testing';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startDistributedSystem, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 import { measure, modeResults, type Stats } from './bench-stats';
 import {
   AGENTS, booksAfter, callDirect, callGateway, counters, idleRate, MODERN_ERA, mcp, onEmbedded, perCall, prepareAgents, processesCpuSeconds, rssOf,
-  type Target,
+  cpuSecondsOf, stageCounters, stageMeans, type Target,
 } from './bench-system';
 
 const SEQUENTIAL = 300;
@@ -57,11 +59,17 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
 
   const direct = { sequential: await measure(SEQUENTIAL, 1, (i) => callDirect(directs[0]!, i)), agents16: await measure(CONCURRENT_CALLS, AGENTS, (i) => callDirect(directs[i % AGENTS]!, i)) };
   let before = await counters(t);
+  const stagesBefore = await stageCounters(t);
+  const cpuBefore = t.cpuByService();
   const sequentialFrom = new Date();
   const sequential = await measure(SEQUENTIAL, 1, (i) => callGateway(agents[0]!, i));
   const sequentialTo = new Date();
   await new Promise((r) => setTimeout(r, 3000)); // the verification window closes; settlement and ledger finish
   const sequentialCost = perCall(before, await counters(t), idle, SEQUENTIAL);
+  const stages = stageMeans(stagesBefore, await stageCounters(t));
+  // Each process's CPU per sequential paid call (gross: its idle work included), to see which service the time goes to.
+  const cpuAfter = t.cpuByService();
+  const cpuMsPerCallByService = Object.fromEntries(Object.entries(cpuAfter).map(([name, s]) => [name, +(((s - (cpuBefore[name] ?? 0)) * 1000) / SEQUENTIAL).toFixed(2)]));
   if (t.statements) await t.pg.query('SELECT pg_stat_statements_reset()');
   before = await counters(t);
   const agents16 = await measure(CONCURRENT_CALLS, AGENTS, (i) => callGateway(agents[i % AGENTS]!, i));
@@ -87,7 +95,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
     direct, gateway: { sequential, agents16 }, freeCalls: { sequential: free }, idle,
     overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
     costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
-    books, hops, afterBurst, ...(soakWindows ? { soak: soakWindows } : {}),
+    books, hops, stages, cpuMsPerCallByService, afterBurst, ...(soakWindows ? { soak: soakWindows } : {}),
   };
 }
 
@@ -110,6 +118,12 @@ function embedded(): Promise<Record<string, unknown>> {
   return onEmbedded('backbone', measureTarget);
 }
 
+/** The local broker's process (infra/kafka), when it runs here: its CPU is part of a distributed call's cost too. */
+function localKafkaPid(): Record<string, number> {
+  const file = path.join(WORKSPACE_ROOT, 'infra/kafka/.data/kafka.pid');
+  return existsSync(file) ? { kafka: Number(readFileSync(file, 'utf8').trim()) } : {};
+}
+
 /** Every app its own process, on the local Kafka and the PostgreSQL server of the machine. */
 async function distributed(): Promise<Record<string, unknown>> {
   const names = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
@@ -128,6 +142,8 @@ async function distributed(): Promise<Record<string, unknown>> {
       urls: { gateway: system.url('gateway'), discovery: system.url('discovery'), payment: system.url('payment') },
       admin: system.adminToken, upstream: `${system.url('sample-providers')}/providers/text-tools/mcp`, upstreamToken: system.providersToken, pg, statements,
       cpu: () => processesCpuSeconds(services), rssMb: () => rssOf(services),
+      cpuByService: () => cpuSecondsOf({ ...Object.fromEntries(system.processes.map((p) => [p.name, p.child.pid!])), ...localKafkaPid() }),
+      metrics: { urls: system.processes.filter((p) => p.name !== 'sample-providers').map((p) => `${system.url(p.name)}/metrics`), token: system.metricsToken },
     };
     return await measureTarget(target);
   } finally {
@@ -151,6 +167,9 @@ function report(mode: string, r: Record<string, unknown>): string {
     `${mode} free calls (sequential, through the gateway): p50 ${(r['freeCalls'] as { sequential: Stats }).sequential.p50Ms} ms, p99 ${(r['freeCalls'] as { sequential: Stats }).sequential.p99Ms} ms`,
     `${mode} sequential p50 first ${g['sequential']!.p50Ms} ms; right after a burst ${(r['afterBurst'] as Record<string, Stats>)['rightAfter']!.p50Ms} ms; once caught up ${(r['afterBurst'] as Record<string, Stats>)['caughtUp']!.p50Ms} ms`,
     `${mode} median gap before each fact (sequential): ${(r['hops'] as { fact: string; medianGapMs: number }[]).map((h) => `${h.fact} ${h.medianGapMs} ms`).join(', ')}`,
+    `${mode} CPU per sequential paid call by process (gross): ${Object.entries(r['cpuMsPerCallByService'] as Record<string, number>).map(([n, ms]) => `${n} ${ms} ms`).join(', ')}`,
+    `${mode} each stage (sequential, mean): consumer ← event: wait from production to handling + handler`,
+    ...(r['stages'] as ReturnType<typeof stageMeans>).map((s) => `  ${s.stage.padEnd(36)} ${String(s.waitMs).padStart(7)} ms + ${String(s.handleMs).padStart(6)} ms  (${s.events} events)`),
     `${mode} most frequent statements per paid call (16 agents):`,
     ...(r['topStatements'] as { perCall: number; query: string }[]).map((t) => `  ${t.perCall.toFixed(2).padStart(6)}  ${t.query}`),
   ].join('\n');

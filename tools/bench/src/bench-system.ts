@@ -86,8 +86,53 @@ export interface Target {
   /** pg_stat_statements is loaded (embedded: always; the distributed test server: only if configured). */
   statements: boolean;
   cpu(): { node: number; postgres: number };
+  /** CPU seconds of each service's process (distributed: one per service; embedded: the one host). */
+  cpuByService(): Record<string, number>;
   /** Resident memory of the service processes (MB). */
   rssMb(): number;
+  /** Every service's /metrics (one URL embedded, one per service distributed) and the token it needs. */
+  metrics: { urls: string[]; token: string };
+}
+
+/** Sum and count of each (consumer, event type) series of the two per-stage histograms, over every service. */
+export type StageCounters = Map<string, { ageSum: number; ageCount: number; handleSum: number; handleCount: number }>;
+
+const STAGE_SERIES = /^tollgate_event_(age_seconds|handle_duration_seconds)_(sum|count)\{consumer="([^"]+)",type="([^"]+)"\} (\S+)$/;
+
+/** Reads the per-stage histograms (`tollgate_event_age_seconds`, `tollgate_event_handle_duration_seconds`) of every service. */
+export async function stageCounters(t: Target): Promise<StageCounters> {
+  const out: StageCounters = new Map();
+  for (const url of t.metrics.urls) {
+    const text = await (await fetch(url, { headers: { authorization: `Bearer ${t.metrics.token}` } })).text();
+    for (const line of text.split('\n')) {
+      const m = STAGE_SERIES.exec(line);
+      if (!m) continue;
+      const key = `${m[3]} ← ${m[4]}`;
+      const row = out.get(key) ?? { ageSum: 0, ageCount: 0, handleSum: 0, handleCount: 0 };
+      const field = `${m[1] === 'age_seconds' ? 'age' : 'handle'}${m[2] === 'sum' ? 'Sum' : 'Count'}` as 'ageSum' | 'ageCount' | 'handleSum' | 'handleCount';
+      row[field] += Number(m[5]);
+      out.set(key, row);
+    }
+  }
+  return out;
+}
+
+/**
+ * Where each stage's time went between two readings: for each consumer and event type, the mean time from the event's
+ * production to its handling (`waitMs`: commit, relay or log delivery, broker, batching) and of the handler (`handleMs`).
+ */
+export function stageMeans(before: StageCounters, after: StageCounters): { stage: string; events: number; waitMs: number; handleMs: number }[] {
+  const rows = [];
+  for (const [stage, a] of after) {
+    const b = before.get(stage) ?? { ageSum: 0, ageCount: 0, handleSum: 0, handleCount: 0 };
+    const events = a.ageCount - b.ageCount;
+    if (events <= 0) continue;
+    rows.push({
+      stage, events, waitMs: +((1000 * (a.ageSum - b.ageSum)) / events).toFixed(2),
+      handleMs: +((1000 * (a.handleSum - b.handleSum)) / Math.max(1, a.handleCount - b.handleCount)).toFixed(2),
+    });
+  }
+  return rows.sort((x, y) => x.stage.localeCompare(y.stage));
 }
 
 export async function counters(t: Target): Promise<Counters> {
@@ -106,6 +151,17 @@ export function rssOf(pids: number[]): number {
     }
   }
   return +(kb / 1024).toFixed(1);
+}
+
+/** CPU seconds of each named process (its own user + system time; 0 once gone). */
+export function cpuSecondsOf(pids: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = Object.fromEntries(Object.keys(pids).map((name) => [name, 0]));
+  const names = new Map(Object.entries(pids).map(([name, pid]) => [pid, name]));
+  eachProcess((p) => {
+    const name = names.get(p.pid);
+    if (name) out[name] = p.own;
+  });
+  return out;
 }
 
 /** CPU seconds of some processes, and of every postgres process of the machine (the distributed test server). */
@@ -145,8 +201,9 @@ export async function startEmbedded(dataDir: string) {
   const [port, pgPort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
   const upstreamHost = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(upstreamPort), LOG_LEVEL: 'warn', SAMPLE_PROVIDERS_TOKEN: PROVIDERS_TOKEN });
   const profile = process.env['BENCH_CPU_PROFILE'];
+  const metricsToken = 'bench-metrics-token-0123456789';
   const env = {
-    DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+    METRICS_TOKEN: metricsToken, DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
     UPSTREAM_CREDENTIALS: `http://127.0.0.1:${upstreamPort}=${PROVIDERS_TOKEN}`,
   };
   // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the embedded host when it stops.
@@ -166,6 +223,8 @@ export async function startEmbedded(dataDir: string) {
   const target: Target = {
     urls: { gateway: base, discovery: base, payment: base }, admin: demo.adminToken, upstream, upstreamToken: PROVIDERS_TOKEN, pg, statements: true,
     cpu: () => groupCpuSeconds(system.child.pid!, postmasterPid), rssMb: () => rssOf([system.child.pid!]),
+    cpuByService: () => cpuSecondsOf({ embedded: system.child.pid! }),
+    metrics: { urls: [`${base}/metrics`], token: metricsToken },
   };
   return { target, system, upstreamHost };
 }
