@@ -19,6 +19,9 @@ export interface KafkaTransportOptions {
   partitionsConsumedConcurrently?: number;
 }
 
+/** The longest a fetch waits at the broker for a first message (a stop waits for the fetch in flight). */
+const IDLE_FETCH_WAIT_MS = 1_000;
+
 /** One subscription's group member: the kafkajs consumer running it now (a new one after a crash kafkajs gives up on). */
 interface ConsumerMember {
   consumer?: Consumer;
@@ -170,8 +173,10 @@ export class KafkaTransport implements EventTransport {
       // A ResultReceived may carry a provider result up to 2,500,000 bytes (R6): fetch sizes leave room for it.
       maxBytesPerPartition: 8 * 1024 * 1024,
       maxBytes: 16 * 1024 * 1024,
-      // A lingering consumer lets the broker gather a batch: up to lingerMs, or until 64 KiB are waiting.
-      ...(options.lingerMs ? { maxWaitTimeInMs: options.lingerMs, minBytes: 64 * 1024 } : {}),
+      // A lingering consumer lets the broker gather a batch: up to lingerMs, or until 64 KiB are waiting. Any other
+      // consumer's fetch returns as soon as one message is there; its long poll is kept to 1 s (kafkajs' default, 5 s)
+      // because a stop waits for the fetch in flight: 5 s per consumer on every shutdown and restart.
+      ...(options.lingerMs ? { maxWaitTimeInMs: options.lingerMs, minBytes: 64 * 1024 } : { maxWaitTimeInMs: IDLE_FETCH_WAIT_MS }),
     });
     member.consumer = consumer;
     const joinTimeoutMs = this.options.joinTimeoutMs ?? 30_000;
