@@ -33,6 +33,18 @@ export class EmbeddedConfig extends WithX402Config(class {}) {
   @IsInt() @Min(0)
   SETTLEMENT_VERIFICATION_WINDOW_MS = 2000;
 
+  @EnvVar({ description: 'Deadline (ms) given to each call; the upstream runtime caps one operation at 30 s.' })
+  @IsInt() @Min(100) @Max(30_000)
+  GATEWAY_CALL_DEADLINE_MS = 30_000;
+
+  @EnvVar({ description: 'How often (ms) the reconciler looks for interrupted attempts and unknown outcomes.' })
+  @IsInt() @Min(100) @Max(600_000)
+  EXECUTION_RECONCILE_INTERVAL_MS = 2000;
+
+  @EnvVar({ description: 'How long (ms) past its deadline a dispatched attempt with no result counts as interrupted, and is reconciled by its operation key.' })
+  @IsInt() @Min(0) @Max(600_000)
+  EXECUTION_STALL_GRACE_MS = 5000;
+
   @EnvVar({ description: 'How long (ms) a device sign-in of the local bridge stays open for approval.' })
   @IsInt() @Min(1000)
   GATEWAY_SIGNIN_TTL_MS = 600_000;

@@ -74,11 +74,11 @@ async function main(): Promise<void> {
     imports: [
       EventTransportModule.forRoot(new PostgresLogTransport({ databaseUrl: pg.url, logger: logger.child({ component: 'event-log' }) })),
       HealthModule,
-      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: 30_000, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
+      GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: config.GATEWAY_CALL_DEADLINE_MS, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
         searchRanking: config.GATEWAY_SEARCH_RANKING, searchModelDir: config.GATEWAY_SEARCH_MODEL_DIR,
         policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000, upstreamCredentials }),
-      ExecutionModule.register({ ...base, reconcileIntervalMs: 2000, adminToken, upstreamCredentials }),
+      ExecutionModule.register({ ...base, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS, stallGraceMs: config.EXECUTION_STALL_GRACE_MS, adminToken, upstreamCredentials }),
       PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, ...config.x402Options() }),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
       LedgerModule.register({ ...base, adminToken }),

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
       EventTransportModule.forRoot(transport),
       HealthModule,
       ExecutionModule.register({
-        databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS,
+        databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS, stallGraceMs: config.EXECUTION_STALL_GRACE_MS,
         upstreamCredentials: parseUpstreamCredentials(config.UPSTREAM_CREDENTIALS),
         ...(config.EXECUTION_ADMIN_TOKEN ? { adminToken: config.EXECUTION_ADMIN_TOKEN } : {}),
       }),

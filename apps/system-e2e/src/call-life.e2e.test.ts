@@ -45,7 +45,7 @@ describe('the call life (issue 4)', () => {
 
   beforeAll(async () => {
     system = await startDistributedSystem(SERVICES, {
-      GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: '8000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
+      GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: '8000', EXECUTION_RECONCILE_INTERVAL_MS: '500', EXECUTION_STALL_GRACE_MS: '1000',
     });
     adminToken = system.adminToken;
     gw = system.url('gateway');

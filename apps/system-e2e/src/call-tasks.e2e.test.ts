@@ -63,7 +63,7 @@ describe('paid calls as tasks, 2026-07-28 (issue 20 point 3)', () => {
   };
 
   beforeAll(async () => {
-    system = await startDistributedSystem(SERVICES, { GATEWAY_CALL_WAIT_MS: '300', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SETTLEMENT_SWEEP_INTERVAL_MS: '100' });
+    system = await startDistributedSystem(SERVICES, { GATEWAY_CALL_WAIT_MS: '300', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SETTLEMENT_SWEEP_INTERVAL_MS: '100', EXECUTION_STALL_GRACE_MS: '1000', EXECUTION_RECONCILE_INTERVAL_MS: '500' });
     const token = system.adminToken;
     const gw = system.url('gateway');
     providers = `${system.url('sample-providers')}/providers`;

@@ -53,7 +53,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     databaseUrl = await server.database('tollgate_crash');
     system = await startDistributedSystem(SERVICES, {
       DATABASE_URL: databaseUrl,
-      GATEWAY_CALL_WAIT_MS: '3000', GATEWAY_CALL_DEADLINE_MS: '20000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
+      GATEWAY_CALL_WAIT_MS: '3000', GATEWAY_CALL_DEADLINE_MS: '20000', EXECUTION_RECONCILE_INTERVAL_MS: '500', EXECUTION_STALL_GRACE_MS: '1000',
       SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SETTLEMENT_SWEEP_INTERVAL_MS: '100', OUTBOX_POLL_INTERVAL_MS: '500',
     });
     const token = system.adminToken;

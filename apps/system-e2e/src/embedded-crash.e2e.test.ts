@@ -42,6 +42,8 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
   const startEmbedded = async () => {
     embedded = startTsProcess(`embedded-${signal}`, 'apps/embedded/src/main.ts', [], { DEMO_MONEY: 'false',
       PORT: String(ports.http), EMBEDDED_PG_PORT: String(ports.pg), DATA_DIR: dataDir, SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+      // Calls cut off by the crash are found and reconciled within seconds, not the default 30 s deadline + 5 s grace.
+      GATEWAY_CALL_DEADLINE_MS: '8000', EXECUTION_STALL_GRACE_MS: '1000', EXECUTION_RECONCILE_INTERVAL_MS: '500',
       UPSTREAM_CREDENTIALS: `http://127.0.0.1:${ports.providers}=${PROVIDERS_TOKEN}`,
     }, { ownGroup: true });
     await embedded.waitForOutput(/Tollgate is running/, 150_000);

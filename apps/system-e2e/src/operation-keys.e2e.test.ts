@@ -14,6 +14,8 @@ jest.setTimeout(300_000);
 
 const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
 const CALL_DEADLINE_MS = 4000;
+/** How long past its deadline a dispatched attempt with no result counts as interrupted (5 s by default). */
+const STALL_GRACE_MS = 1000;
 const CALL_WAIT_MS = 3000;
 
 
@@ -34,7 +36,7 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
   };
 
   beforeAll(async () => {
-    system = await startDistributedSystem(SERVICES, { GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: String(CALL_WAIT_MS) });
+    system = await startDistributedSystem(SERVICES, { GATEWAY_CALL_DEADLINE_MS: String(CALL_DEADLINE_MS), GATEWAY_CALL_WAIT_MS: String(CALL_WAIT_MS), EXECUTION_STALL_GRACE_MS: String(STALL_GRACE_MS) });
     adminToken = system.adminToken;
     gw = system.url('gateway');
     providers = `${system.url('sample-providers')}/providers`;
@@ -203,7 +205,7 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     await execution.stop('SIGKILL');
     expect(errorOf(await pending)).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', intentId });
     // Well past the deadline and its grace, with no reconciliation anywhere: still in progress (retryable, not charged).
-    await new Promise((r) => setTimeout(r, CALL_DEADLINE_MS + 6_000));
+    await new Promise((r) => setTimeout(r, CALL_DEADLINE_MS + STALL_GRACE_MS + 2_000));
     expect((await pg.query('SELECT count(*)::int AS n FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0].n).toBe(0);
     expect(errorOf(await call('slow_echo', { message: 'orphan', delayMs: 2500 }, key))).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, intentId });
     // Execution back: its reconciler finds the interrupted attempt and opens a reconciliation; the answer changes.

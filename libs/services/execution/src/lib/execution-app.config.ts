@@ -12,6 +12,10 @@ export class ExecutionAppConfig extends CommonConfig {
   @IsInt() @Min(100) @Max(600_000)
   EXECUTION_RECONCILE_INTERVAL_MS = 2000;
 
+  @EnvVar({ description: 'How long (ms) past its deadline a dispatched attempt with no result counts as interrupted, and is reconciled by its operation key.' })
+  @IsInt() @Min(0) @Max(600_000)
+  EXECUTION_STALL_GRACE_MS = 5000;
+
   @EnvVar({ description: 'Bearer token of the reconciliation admin API used by the ops CLI (at least 16 characters); unset: the API refuses every call.', secret: true, type: 'string' })
   @IsOptional() @IsString() @MinLength(16)
   EXECUTION_ADMIN_TOKEN?: string;

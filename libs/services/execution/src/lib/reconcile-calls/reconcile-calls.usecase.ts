@@ -6,11 +6,12 @@ import { type OutboxWriter } from '@tollgate/messaging';
 import { createLogger } from '@tollgate/observability';
 import { Inject } from '@nestjs/common';
 import { callAuthority, DispatchCallUseCase, openReconciliation } from '../dispatch-call/dispatch-call.usecase';
-import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
+import { EXECUTION, EXECUTION_OPTIONS, EXECUTION_OUTBOX } from '../execution.constants';
+import { type ExecutionOptions } from '../execution.options';
 import { type OpenCase, Reconciliations } from './reconciliations.repository';
 
 /** A dispatched attempt with no result this long past its deadline was interrupted (the process died mid-call). */
-export const STALL_GRACE_MS = 5_000;
+export const DEFAULT_STALL_GRACE_MS = 5_000;
 
 export interface Resolution {
   decision: 'happened' | 'did_not_happen';
@@ -36,11 +37,12 @@ export class ReconcileCallsUseCase {
     @InjectDataSource(EXECUTION) private readonly dataSource: DataSource,
     @Inject(EXECUTION_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly dispatch: DispatchCallUseCase,
+    @Inject(EXECUTION_OPTIONS) private readonly options: ExecutionOptions,
   ) {}
 
   /** One round: mark interrupted attempts, then try every open case once. */
   async sweep(): Promise<void> {
-    const stalled = await Reconciliations.stalledAttempts(this.dataSource, STALL_GRACE_MS / 1000);
+    const stalled = await Reconciliations.stalledAttempts(this.dataSource, (this.options.stallGraceMs ?? DEFAULT_STALL_GRACE_MS) / 1000);
     for (const s of stalled) {
       if (this.dispatch.inFlight.has(s.intent_id)) continue;
       logger.warn({ intentId: s.intent_id, attempt: s.attempt }, 'dispatched attempt interrupted: reconciling by operation key');
