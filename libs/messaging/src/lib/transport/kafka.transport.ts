@@ -1,5 +1,6 @@
 import { type Consumer, type EachBatchPayload, Kafka, logLevel, Partitioners, type Producer, type LogEntry } from 'kafkajs';
 import { type Logger } from 'pino';
+import { OffsetCommitter } from './kafka-offsets';
 import { type DeliveredMessage, type EventTransport, retryUntilStopped, type SubscribeOptions, type Subscription, type TransportMessage } from './event-transport';
 
 export interface KafkaTransportOptions {
@@ -22,9 +23,13 @@ export interface KafkaTransportOptions {
 /** The longest a fetch waits at the broker for a first message (a stop waits for the fetch in flight). */
 const IDLE_FETCH_WAIT_MS = 1_000;
 
+/** How often a member commits the offsets it handled (see OffsetCommitter). */
+const OFFSET_COMMIT_INTERVAL_MS = 500;
+
 /** One subscription's group member: the kafkajs consumer running it now (a new one after a crash kafkajs gives up on). */
 interface ConsumerMember {
   consumer?: Consumer;
+  offsets?: OffsetCommitter;
   healthy: boolean;
   stopped: boolean;
 }
@@ -154,8 +159,10 @@ export class KafkaTransport implements EventTransport {
     return {
       stop: async () => {
         member.stopped = true;
+        await member.offsets?.commit();
         await member.consumer?.stop();
         await member.consumer?.disconnect();
+        member.offsets?.close();
         this.members.delete(member);
       },
     };
@@ -179,6 +186,10 @@ export class KafkaTransport implements EventTransport {
       ...(options.lingerMs ? { maxWaitTimeInMs: options.lingerMs, minBytes: 64 * 1024 } : { maxWaitTimeInMs: IDLE_FETCH_WAIT_MS }),
     });
     member.consumer = consumer;
+    member.offsets?.close();
+    const offsets = new OffsetCommitter(consumer, OFFSET_COMMIT_INTERVAL_MS, this.options.logger);
+    member.offsets = offsets;
+    consumer.on(consumer.events.GROUP_JOIN, (e) => offsets.keepOnly(e.payload.memberAssignment));
     const joinTimeoutMs = this.options.joinTimeoutMs ?? 30_000;
     const joined = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`group ${options.groupId} did not join within ${joinTimeoutMs} ms`)), joinTimeoutMs);
@@ -209,6 +220,8 @@ export class KafkaTransport implements EventTransport {
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics.map((t) => this.prefix + t), fromBeginning: options.fromBeginning });
     await consumer.run({
+      // Offsets are committed by the member's OffsetCommitter every OFFSET_COMMIT_INTERVAL_MS, not after each batch.
+      autoCommit: false,
       // One batch at a time per consumer: a batch's transaction updates the rows of several calls, and two batches of
       // the same group side by side (one call's events travel on several topics) could lock them in opposite orders.
       // Batches, not parallel partitions, carry the throughput; a second instance of the service takes half the partitions.
@@ -242,6 +255,8 @@ export class KafkaTransport implements EventTransport {
       // Throwing leaves the offset uncommitted, so the batch is redelivered after the stop.
       if (!done) throw new Error('subscription stopped before the batch was handled');
       resolveOffset(chunk.at(-1)!.offset);
+      member.offsets?.handled(batch.topic, batch.partition, chunk.at(-1)!.offset);
+      if (member.stopped || member.offsets?.due()) await member.offsets?.commit();
       await heartbeat();
     }
   }
@@ -252,6 +267,8 @@ export class KafkaTransport implements EventTransport {
 
   async close(): Promise<void> {
     for (const m of this.members) m.stopped = true;
+    await Promise.all([...this.members].map((m) => m.offsets?.commit()));
+    for (const m of this.members) m.offsets?.close();
     await Promise.all([...this.members].map((m) => m.consumer?.disconnect().catch(() => undefined)));
     this.members.clear();
     await this.producer.disconnect();
