@@ -2,11 +2,15 @@
  * Backbone benchmark (issue 11 point 5): paid call_tool calls through the gateway beside direct calls to the same
  * upstream (text-tools word_count, served by the sample providers in their own process), sequentially (1 agent) and
  * with 16 separate agents, plus PostgreSQL statements, commits and CPU per call (pg_stat_statements, pg_stat_database,
- * /proc) once the background work of those calls (settlement, ledger) is done, net of the idle rate.
+ * /proc) once the background work of those calls (settlement, ledger) is done, net of the idle rate. For the sequential
+ * round it also prints each stage's mean wait and handler time (the services' own event-age and handle histograms,
+ * scraped from /metrics) and each process's CPU per call (the broker's too, when infra/kafka runs here).
  *
  *   npm run bench:backbone                    embedded, then distributed (needs the local Kafka: npm run kafka:start)
  *   BENCH_MODES=embedded npm run bench:backbone
  *   BENCH_SOAK_S=600 npm run bench:backbone   adds a steady-load soak: memory, open holds and p99 per 30 s window
+ *   BENCH_CPU_PROFILE=/tmp/prof npm run bench:backbone   V8 CPU profiles of the embedded host or of every service
+ *                                                 (summarise one with tools/bench/src/cpu-profile-summary.ts)
  *   BENCH_ERA=2026-07-28 npm run bench:backbone   agents (and the direct clients) speak MCP 2026-07-28 (SDK v2 client,
  *                                                 pinned) instead of the 2025 era; results in backbone-2026-07-28.json
  *
