@@ -168,20 +168,26 @@ export class CallToolUseCase {
       await woken;
       // Listen before reading: a wake-up that lands between the read and the wait is not lost.
       woken = this.waiters.next(intentId, this.recheckMs(deadline));
-      const call = await this.calls.findForCaller(intentId, caller.credentialId, caller.mcpUrlId);
+      // Stopping: the database may be refusing sessions already — then the request answers "still running" (no result
+      // in it, so nothing to withhold).
+      const call = await this.calls.findForCaller(intentId, caller.credentialId, caller.mcpUrlId).catch((err: unknown) => {
+        if (this.waiters.stopping) return null;
+        throw err;
+      });
+      if (call === null) return { answer: stillRunning(intentId), accessHeld: true };
       const accessHeld = call?.access_held === true;
       if (call && isAnswered(call.life)) return { answer: answerOf(call), accessHeld };
-      if (deadline - Date.now() <= 0) {
-        return {
-          accessHeld,
-          answer: agentErrorResult({
-            code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, retryAfterMs: 1000, intentId,
-            message: 'The call is still running; it has not been charged twice. Check it again later.',
-          }),
-        };
-      }
+      if (deadline - Date.now() <= 0 || this.waiters.stopping) return { answer: stillRunning(intentId), accessHeld };
     }
   }
+}
+
+/** The answer of a call whose outcome is not recorded yet: retry with the same operation key, never charged twice. */
+function stillRunning(intentId: string): ToolCallResult {
+  return agentErrorResult({
+    code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, retryAfterMs: 1000, intentId,
+    message: 'The call is still running; it has not been charged twice. Check it again later.',
+  });
 }
 
 /** The catalog's refusals, before anything is recorded or charged: scope, removal, retired version, provider rules, R4. */

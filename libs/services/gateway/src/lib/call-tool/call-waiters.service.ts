@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { createLogger } from '@tollgate/observability';
 import { ChannelListener } from '@tollgate/persistence';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
@@ -12,11 +12,15 @@ export const CALL_CHANGED_CHANNEL = 'tollgate_call_changed';
  * Wakes a call_tool request waiting for its call's outcome as soon as the outcome is recorded — by this instance's
  * consumer (in process) or by another replica's (PostgreSQL NOTIFY, issue 11 point 4). Waiters still re-read the call
  * row now and then as a fallback for a lost listener connection.
+ *
+ * When the process stops, every waiter is woken at once and no new wait lasts: the requests are answered (their outcome
+ * if it is there, else "still running, retry with the same key") instead of holding the shutdown until their wait ends.
  */
 @Injectable()
-export class CallWaiters implements OnModuleInit, OnApplicationShutdown {
+export class CallWaiters implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly listener: ChannelListener;
+  private closing = false;
 
   constructor(@Inject(GATEWAY_OPTIONS) options: GatewayOptions) {
     this.listener = new ChannelListener({
@@ -34,6 +38,17 @@ export class CallWaiters implements OnModuleInit, OnApplicationShutdown {
     return this.listener.start();
   }
 
+  /** Before the HTTP server waits for its requests: none of them waits for an outcome any more. */
+  beforeApplicationShutdown(): void {
+    this.closing = true;
+    for (const intentId of [...this.waiting.keys()]) this.notify(intentId);
+  }
+
+  /** Whether the process is stopping (a waiting request answers with what it has). */
+  get stopping(): boolean {
+    return this.closing;
+  }
+
   onApplicationShutdown(): Promise<void> {
     return this.listener.stop();
   }
@@ -44,6 +59,7 @@ export class CallWaiters implements OnModuleInit, OnApplicationShutdown {
 
   /** Resolves on the next notify for `intentId`, or after `ms`. */
   next(intentId: string, ms: number): Promise<void> {
+    if (this.closing) return Promise.resolve();
     return new Promise((resolve) => {
       const set = this.waiting.get(intentId) ?? new Set();
       this.waiting.set(intentId, set);
