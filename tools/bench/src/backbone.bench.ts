@@ -23,7 +23,7 @@ import path from 'node:path';
 import { startDistributedSystem, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 import { measure, modeResults, type Stats } from './bench-stats';
 import {
-  AGENTS, booksAfter, callDirect, callGateway, counters, idleRate, MODERN_ERA, mcp, onEmbedded, perCall, prepareAgents, processesCpuSeconds, rssOf,
+  AGENTS, booksAfter, callDirect, callGateway, callGatewayFree, counters, FREE_CALLS, idleRate, MODERN_ERA, mcp, onEmbedded, perCall, prepareAgents, processesCpuSeconds, rssOf,
   cpuSecondsOf, stageCounters, stageMeans, type Target,
 } from './bench-system';
 
@@ -52,7 +52,7 @@ async function soak(agents: Client[], t: Target, seconds: number) {
 
 /** The measurements of issue 11 point 5 against one running system. */
 async function measureTarget(t: Target): Promise<Record<string, unknown>> {
-  const { agents, free } = await prepareAgents(t);
+  const { agents } = await prepareAgents(t);
   const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(t.upstream, t.upstreamToken)));
   // The new price reaches every service's catalog copy: wait for paid calls from every agent.
   await waitFor('paid word_count callable', async () => Promise.all(agents.map((a, i) => callGateway(a, i))).then(() => true, () => false), 90_000, 1000);
@@ -74,6 +74,8 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
   // Each process's CPU per sequential paid call (gross: its idle work included), to see which service the time goes to.
   const cpuAfter = t.cpuByService();
   const cpuMsPerCallByService = Object.fromEntries(Object.entries(cpuAfter).map(([name, s]) => [name, +(((s - (cpuBefore[name] ?? 0)) * 1000) / SEQUENTIAL).toFixed(2)]));
+  // Free calls (reverse_text is never priced), as warm as the paid round: the same life without money moving.
+  const free = await measure(FREE_CALLS, 1, (i) => callGatewayFree(agents[1]!, i, 'reverse_text'));
   if (t.statements) await t.pg.query('SELECT pg_stat_statements_reset()');
   before = await counters(t);
   const agents16 = await measure(CONCURRENT_CALLS, AGENTS, (i) => callGateway(agents[i % AGENTS]!, i));
