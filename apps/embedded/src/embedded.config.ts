@@ -1,10 +1,12 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { EnvVar } from '@tollgate/config';
 import { WithX402Config } from '@tollgate/payment-service';
+import { WithReconcilerConfig } from '@tollgate/execution-service';
+import { WithCallDeadlineConfig } from '@tollgate/gateway-service';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 
-/** `npm start`: the whole system in one process. Every variable is optional (x402's become required once a facilitator is set). */
-export class EmbeddedConfig extends WithX402Config(class {}) {
+/** `npm start`: the whole system in one process (the x402, reconciler and call-deadline settings are the services' own). Every variable is optional (x402's become required once a facilitator is set). */
+export class EmbeddedConfig extends WithCallDeadlineConfig(WithReconcilerConfig(WithX402Config(class {}))) {
   @EnvVar({ description: 'HTTP port for the gateway, admin APIs, ledger and sample providers.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3000;
@@ -32,18 +34,6 @@ export class EmbeddedConfig extends WithX402Config(class {}) {
   @EnvVar({ description: 'Verification window (ms) before a confirmed call is settled.' })
   @IsInt() @Min(0)
   SETTLEMENT_VERIFICATION_WINDOW_MS = 2000;
-
-  @EnvVar({ description: 'Deadline (ms) given to each call; the upstream runtime caps one operation at 30 s.' })
-  @IsInt() @Min(100) @Max(30_000)
-  GATEWAY_CALL_DEADLINE_MS = 30_000;
-
-  @EnvVar({ description: 'How often (ms) the reconciler looks for interrupted attempts and unknown outcomes.' })
-  @IsInt() @Min(100) @Max(600_000)
-  EXECUTION_RECONCILE_INTERVAL_MS = 2000;
-
-  @EnvVar({ description: 'How long (ms) past its deadline a dispatched attempt with no result counts as interrupted, and is reconciled by its operation key.' })
-  @IsInt() @Min(0) @Max(600_000)
-  EXECUTION_STALL_GRACE_MS = 5000;
 
   @EnvVar({ description: 'How long (ms) a device sign-in of the local bridge stays open for approval.' })
   @IsInt() @Min(1000)

@@ -2,6 +2,10 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLen
 import { EnvVar } from './env-var.decorator';
 
 /** Variables every service reads. Each app's config class extends this one. */
+/** What a config mixin extends (`WithX402Config(Base)`, …): the settings one service shares with the embedded host. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeScript's mixin pattern requires any[] constructor arguments.
+export type ConfigBase = new (...args: any[]) => object;
+
 export class CommonConfig {
   @EnvVar({ description: 'Bearer token a scrape of /metrics must send (at least 16 characters); unset: /metrics refuses every scrape unless METRICS_OPEN=true.', secret: true, type: 'string' })
   @IsOptional() @IsString() @MinLength(16)

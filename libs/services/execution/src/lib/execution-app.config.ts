@@ -1,20 +1,26 @@
 import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
-import { CommonConfig, EnvVar } from '@tollgate/config';
+import { CommonConfig, type ConfigBase, EnvVar } from '@tollgate/config';
+
+/** The reconciler's settings, shared by the execution app's config and the embedded host's. */
+export function WithReconcilerConfig<B extends ConfigBase>(Base: B) {
+  class ReconcilerConfig extends Base {
+    @EnvVar({ description: 'How often (ms) the reconciler looks for interrupted attempts and unknown outcomes.' })
+    @IsInt() @Min(100) @Max(600_000)
+    EXECUTION_RECONCILE_INTERVAL_MS = 2000;
+
+    @EnvVar({ description: 'How long (ms) past its deadline a dispatched attempt with no result counts as interrupted, and is reconciled by its operation key.' })
+    @IsInt() @Min(0) @Max(600_000)
+    EXECUTION_STALL_GRACE_MS = 5000;
+  }
+  return ReconcilerConfig;
+}
 
 /** Every variable the execution app reads, validated at boot. */
-export class ExecutionAppConfig extends CommonConfig {
+export class ExecutionAppConfig extends WithReconcilerConfig(CommonConfig) {
   @EnvVar({ description: 'HTTP port of the execution app.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3002;
-
-  @EnvVar({ description: 'How often (ms) the reconciler looks for interrupted attempts and unknown outcomes.' })
-  @IsInt() @Min(100) @Max(600_000)
-  EXECUTION_RECONCILE_INTERVAL_MS = 2000;
-
-  @EnvVar({ description: 'How long (ms) past its deadline a dispatched attempt with no result counts as interrupted, and is reconciled by its operation key.' })
-  @IsInt() @Min(0) @Max(600_000)
-  EXECUTION_STALL_GRACE_MS = 5000;
 
   @EnvVar({ description: 'Bearer token of the reconciliation admin API used by the ops CLI (at least 16 characters); unset: the API refuses every call.', secret: true, type: 'string' })
   @IsOptional() @IsString() @MinLength(16)

@@ -1,8 +1,18 @@
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
-import { CommonConfig, EnvVar } from '@tollgate/config';
+import { CommonConfig, type ConfigBase, EnvVar } from '@tollgate/config';
+
+/** The deadline each call is given, shared by the gateway app's config and the embedded host's. */
+export function WithCallDeadlineConfig<B extends ConfigBase>(Base: B) {
+  class CallDeadlineConfig extends Base {
+    @EnvVar({ description: 'Deadline (ms) given to each call; the upstream runtime caps one operation at 30 s.' })
+    @IsInt() @Min(100) @Max(30_000)
+    GATEWAY_CALL_DEADLINE_MS = 30_000;
+  }
+  return CallDeadlineConfig;
+}
 
 /** Every variable the gateway app reads, validated at boot. */
-export class GatewayAppConfig extends CommonConfig {
+export class GatewayAppConfig extends WithCallDeadlineConfig(CommonConfig) {
   @EnvVar({ description: 'HTTP port of the gateway app.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3000;
@@ -18,10 +28,6 @@ export class GatewayAppConfig extends CommonConfig {
   @EnvVar({ description: 'Fallback (ms): how often a waiting call_tool request re-reads its call. Any replica recording the outcome wakes it at once through NOTIFY; this only covers a lost listener.' })
   @IsInt() @Min(100) @Max(600_000)
   GATEWAY_CALL_RECHECK_MS = 2000;
-
-  @EnvVar({ description: 'Deadline (ms) given to each call; the upstream runtime caps one operation at 30 s.' })
-  @IsInt() @Min(100) @Max(30_000)
-  GATEWAY_CALL_DEADLINE_MS = 30_000;
 
   @EnvVar({ description: 'Secret that signs search_tools cursors (at least 32 characters); all gateway instances share it. Defaults to one derived from GATEWAY_ADMIN_TOKEN.', secret: true, type: 'string' })
   @IsOptional() @IsString() @MinLength(32)

@@ -1,5 +1,5 @@
 import { Equals, IsBoolean, IsEthereumAddress, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, NotEquals, ValidateIf } from 'class-validator';
-import { EnvVar } from '@tollgate/config';
+import { type ConfigBase, EnvVar } from '@tollgate/config';
 import { DEFAULT_X402, type PaymentOptions, type X402FacilitatorSetting } from '../payment.options';
 
 /** off, local, an https URL, or an http URL on loopback only (a facilitator that moves money is never spoken to in clear). */
@@ -7,14 +7,11 @@ export const FACILITATOR_PATTERN = /^(off|local|https:\/\/\S+|http:\/\/(127\.0\.
 const PLACEHOLDER_PAY_TO = '0x1111111111111111111111111111111111111111';
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeScript's mixin pattern requires any[] constructor arguments.
-type Constructor = new (...args: any[]) => object;
-
 /**
  * The x402 variables, shared by the payment app's config and the embedded host's (issue 21 point 2): both read, and
  * validate at boot, the same facilitator, pay-to address, network and credentials.
  */
-export function WithX402Config<B extends Constructor>(Base: B) {
+export function WithX402Config<B extends ConfigBase>(Base: B) {
   class X402Config extends Base {
     @EnvVar({ description: 'x402 facilitator: "off" (x402 not offered), the https URL of a facilitator that verifies and settles on chain (POST /verify, /settle; plain http only on loopback), or "local" (checks signatures, settles nothing: tests and demos only).' })
     @Matches(FACILITATOR_PATTERN, { message: 'must be off, local, an https:// URL, or an http:// URL on loopback' })
