@@ -1,10 +1,11 @@
 /**
- * Issue 21 point 2: x402 that cannot lose or mint money, against a facilitator in its own process that behaves like a
- * chain-backed one (refuses a reused nonce and an unfunded payer, settles once per payment identifier, can answer
- * late or die mid-settle), with the embedded host speaking to it over HTTP with its credential. Verify and settle run
- * outside any consumer transaction; a settle whose outcome is unknown is asked again, never credited unconfirmed and
- * never settled twice — across the facilitator's death and a kill -9 of the host mid-settle. At the end the chain and
- * the books agree transfer by transfer: the payer is never debited without the credit, never credited without the debit.
+ * B (x402 that cannot lose or mint money), against a facilitator and its chain in their own process (the facilitator
+ * refuses a reused nonce and an unfunded payer, can answer late or die mid-settle; the chain answers Ethereum JSON-RPC),
+ * with the embedded host speaking to both over HTTP. Verify and settle run outside any consumer transaction; the
+ * verdict of every settle comes from the chain, so a lost answer, a "nonce already used" to our own repeat, or a chain
+ * that cannot be read never credits or refuses on a claim — across the facilitator's death and a kill -9 of the host
+ * mid-settle. Run twice: with a facilitator that does not deduplicate by payment identifier (as real ones do not) and
+ * with one that does. At the end the chain and the books agree transfer by transfer.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,7 +23,10 @@ const PAY_TO = '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c';
 const FACILITATOR_TOKEN = 'facilitator-test-token-0123456789';
 const NETWORK = 'eip155:84532';
 
-describe('x402 with a facilitator in its own process (issue 21 point 2)', () => {
+describe.each([
+  ['a facilitator that does not deduplicate (answers a repeat "nonce already used")', false],
+  ['a facilitator that deduplicates by payment identifier', true],
+])('x402 with %s', (_kind, dedupes) => {
   let dataDir: string;
   let facilitator: TestFacilitator;
   let host: RunningProcess;
@@ -36,7 +40,7 @@ describe('x402 with a facilitator in its own process (issue 21 point 2)', () => 
     host = startTsProcess('embedded-x402', 'apps/embedded/src/main.ts', [], {
       DEMO_MONEY: 'false', PORT: String(ports.http), EMBEDDED_PG_PORT: String(ports.pg), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
       PAYMENT_X402_FACILITATOR: facilitator.url, PAYMENT_X402_FACILITATOR_TOKEN: FACILITATOR_TOKEN, PAYMENT_X402_NETWORK: NETWORK, PAYMENT_X402_PAY_TO: PAY_TO,
-      PAYMENT_X402_FACILITATOR_TIMEOUT_MS: '3000',
+      PAYMENT_X402_FACILITATOR_TIMEOUT_MS: '3000', PAYMENT_X402_CHAIN_RPC: facilitator.rpcUrl,
     }, { ownGroup: true });
     await host.waitForOutput(/Tollgate is running/, 150_000);
   };
@@ -76,7 +80,7 @@ describe('x402 with a facilitator in its own process (issue 21 point 2)', () => 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-x402-'));
     chmodSync(dataDir, 0o755); // the embedded engine runs PostgreSQL as its own user
-    facilitator = await startTestFacilitator({ stateFile: path.join(dataDir, 'facilitator-state.json'), token: FACILITATOR_TOKEN, network: NETWORK });
+    facilitator = await startTestFacilitator({ stateFile: path.join(dataDir, 'facilitator-state.json'), token: FACILITATOR_TOKEN, network: NETWORK, dedupes });
     ports.http = await freePort();
     ports.pg = await freePort();
     base = `http://127.0.0.1:${ports.http}`;
@@ -145,18 +149,61 @@ describe('x402 with a facilitator in its own process (issue 21 point 2)', () => 
     expect(await x402Deposits(a.ownerId)).toEqual([]);
   });
 
-  it('a settle answered after the timeout is an unknown outcome: asked again with the same payment identifier, settled once, credited once', async () => {
+  it('a settle answered after the timeout: the chain shows the transfer, credited once in the chain\'s transaction', async () => {
     const a = await newAgent();
     const { payer, payment } = await signedPayment(a.client, 'late');
     await facilitator.fault({ kind: 'delay', delayMs: 6_000 });
     const paid = await reverse(a.client, 'late', { 'x402/payment': payment });
     expect(errorOf(paid)).toBeUndefined();
+    const transfers = await facilitator.transfersFrom(payer.address);
+    expect(transfers).toHaveLength(1);
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true, transaction: transfers[0]!.transaction });
+    expect(await x402Deposits(a.ownerId)).toHaveLength(1);
+    const [attempt] = (await pg.query(`SELECT state, transaction FROM payment.x402_attempt a JOIN payment.hold h USING (intent_id) WHERE h.owner_id = $1`, [a.ownerId])).rows;
+    expect(attempt).toEqual({ state: 'settled', transaction: transfers[0]!.transaction });
+  });
+
+  it('a lost answer while the chain cannot be read: nothing credited or refused, shown to ops, credited once the chain answers', async () => {
+    const a = await newAgent();
+    const { payer, payment } = await signedPayment(a.client, 'dark');
+    await facilitator.fault({ kind: 'delay', delayMs: 6_000 });
+    await facilitator.fault({ kind: 'rpc-down' }, 1_000_000);
+    const call = reverse(a.client, 'dark', { 'x402/payment': payment });
+    await waitFor('the transfer on the chain', async () => (await facilitator.transfersFrom(payer.address)).length === 1, 30_000, 50);
+    const listed = await waitFor('the attempt shown to ops as unknown', async () => {
+      const r = (await (await fetch(`${base}/admin/x402/attempts`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { attempts: { payer: string; unknownSince: string | null; lastProblem: string | null }[] };
+      return r.attempts.find((x) => x.payer === payer.address.toLowerCase() && x.unknownSince !== null && /chain/.test(x.lastProblem ?? ''));
+    }, 30_000, 250);
+    expect(listed.lastProblem).toMatch(/^chain: /);
+    expect(await x402Deposits(a.ownerId)).toEqual([]);
+    await facilitator.fault({ kind: 'none' });
+    await call.catch(() => undefined);
+    await waitFor('credited once the chain answers', async () => (await x402Deposits(a.ownerId)).length === 1, 60_000, 250);
     expect(await facilitator.transfersFrom(payer.address)).toHaveLength(1);
     expect(await x402Deposits(a.ownerId)).toHaveLength(1);
-    const [attempt] = (await pg.query(`SELECT state, tries, unknown_since, last_problem FROM payment.x402_attempt a JOIN payment.hold h USING (intent_id) WHERE h.owner_id = $1`, [a.ownerId])).rows;
-    expect(attempt).toMatchObject({ state: 'settled', last_problem: expect.stringMatching(/^settle: timed out/) });
-    expect(attempt.unknown_since).not.toBeNull();
-    expect(attempt.tries).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a refusal gives the nonce back: the same authorization pays once the payer is funded', async () => {
+    const a = await newAgent();
+    const { payer, payment } = await signedPayment(a.client, 'unfunded', 0n);
+    const refused = await reverse(a.client, 'unfunded', { 'x402/payment': payment });
+    expect(errorOf(refused)).toMatchObject({ code: 'PAYMENT_REQUIRED', details: { reason: 'insufficient_funds' } });
+    await facilitator.fund(payer.address, PRICE);
+    const paid = await reverse(a.client, 'unfunded-then-funded', { 'x402/payment': payment });
+    expect(errorOf(paid)).toBeUndefined();
+    expect(await facilitator.transfersFrom(payer.address)).toHaveLength(1);
+    expect(await x402Deposits(a.ownerId)).toHaveLength(1);
+  });
+
+  it('an authorization the payer cancelled on the chain is refused, and its nonce stays spent', async () => {
+    const a = await newAgent();
+    const { payer, payment } = await signedPayment(a.client, 'cancelled');
+    await facilitator.cancel(payer.address, payment.payload.authorization.nonce, payment.accepted.asset);
+    const r = await reverse(a.client, 'cancelled', { 'x402/payment': payment });
+    expect(errorOf(r)).toMatchObject({ code: 'PAYMENT_REQUIRED', details: { reason: 'authorization_cancelled' } });
+    expect(await x402Deposits(a.ownerId)).toEqual([]);
+    const again = await reverse(a.client, 'cancelled-again', { 'x402/payment': payment });
+    expect(errorOf(again)).toMatchObject({ code: 'PAYMENT_REQUIRED', details: { reason: 'nonce_already_used' } });
   });
 
   it.each(['die-after-transfer', 'die-before-transfer'] as const)('the facilitator dies mid-settle (%s) and comes back: one transfer, one credit', async (kind) => {
@@ -199,9 +246,9 @@ describe('x402 with a facilitator in its own process (issue 21 point 2)', () => 
   });
 
   it('the chain and the books agree transfer by transfer: never debited without the credit, never credited without the debit', async () => {
-    const chain = (await facilitator.state()).transfers.filter((t) => t.to.toLowerCase() === PAY_TO);
+    const chain = (await facilitator.state()).transfers.filter((t) => t.kind !== 'cancel' && t.to.toLowerCase() === PAY_TO);
     const books = (await pg.query(`SELECT reference, amount_minor FROM payment.deposit WHERE source = 'x402' ORDER BY reference`)).rows as { reference: string; amount_minor: string }[];
-    expect(chain.length).toBeGreaterThanOrEqual(5);
+    expect(chain.length).toBeGreaterThanOrEqual(7);
     expect(books).toEqual(chain.map((t) => ({ reference: `x402:${NETWORK}:${t.nonce.toLowerCase()}`, amount_minor: t.value })).sort((x, y) => x.reference.localeCompare(y.reference)));
     const open = (await pg.query(`SELECT count(*)::int AS n FROM payment.x402_attempt WHERE state IN ('verifying', 'settling')`)).rows[0].n;
     expect(open).toBe(0);

@@ -4,6 +4,7 @@
  *   money wallet <ownerId>                                              available, held, debt
  *   money approvals [--owner ID] [--status pending|approved|denied|used|all]
  *   money approve|deny <approvalId> --by NAME                           the owner's recorded decision
+ *   money x402                                                          x402 payments still open (and why)
  *   money statement <providerId> --from ISO --to ISO                    calls, gross, fees, refunds, net, paid
  *   money payout <providerId> --from ISO --to ISO                       pay the period's unpaid net
  *   money balances [--as-of ISO]                                        the ledger journal's balances and totals
@@ -62,6 +63,9 @@ export function moneyCommand(): Command {
       .action(async (approvalId: string, o: { by: string }) =>
         show(await admin('payment', `/admin/approvals/${enc(approvalId)}/${decision}`, { method: 'POST', body: JSON.stringify({ decidedBy: o.by }) })));
   }
+
+  program.command('x402').description('x402 payments still open: verifying, settling, and those with no verdict from the chain yet')
+    .action(async () => show(await admin('payment', '/admin/x402/attempts')));
 
   program.command('statement <providerId>').description("a provider's statement for a period")
     .requiredOption('--from <time>', 'period start (ISO 8601)', isoTime).requiredOption('--to <time>', 'period end (ISO 8601)', isoTime)

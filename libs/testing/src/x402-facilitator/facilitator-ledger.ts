@@ -9,6 +9,10 @@ export interface ChainTransfer {
   nonce: string;
   paymentId: string | null;
   at: string;
+  /** The token contract (the simulated chain has one; older state files lack it). */
+  asset?: string;
+  /** A cancellation (`cancelAuthorization`) spends the nonce and moves nothing; absent: a transfer. */
+  kind?: 'transfer' | 'cancel';
 }
 
 /** What the simulated chain and facilitator remember across restarts (a JSON file, written atomically, fsynced). */
@@ -47,6 +51,14 @@ export class FacilitatorLedger {
     this.state.usedNonces[`${t.from.toLowerCase()}:${t.nonce.toLowerCase()}`] = t.transaction;
     if (t.paymentId) this.state.settlements[t.paymentId] = response;
     this.state.transfers.push(t);
+    this.persist();
+  }
+
+  /** The payer cancels an authorization (EIP-3009 `cancelAuthorization`): its nonce is spent, nothing moves. */
+  cancel(from: string, nonce: string, asset: string): void {
+    const transaction = `0x${Buffer.from(`${from}:${nonce}:cancel`).toString('hex').padEnd(64, '0').slice(0, 64)}`;
+    this.state.usedNonces[`${from.toLowerCase()}:${nonce.toLowerCase()}`] = transaction;
+    this.state.transfers.push({ transaction, from, to: from, value: '0', nonce, paymentId: null, at: new Date().toISOString(), asset, kind: 'cancel' });
     this.persist();
   }
 

@@ -1,26 +1,34 @@
 /**
- * A stand-in x402 facilitator for the tests, as its own process, behaving like a chain-backed one (issue 21 point 2):
- * `POST /verify`, `POST /settle`, `GET /supported` (x402 v2, exact scheme, one EVM network, the payment-identifier
- * extension). It checks the EIP-712 signature, the recipient, the amount, the validity window, the payer's balance on
- * its simulated chain and the nonce; a settlement moves the money, spends the nonce and remembers its answer under the
- * payment identifier, all written to its state file before it answers — so a repeat of the same payment identifier
- * gets the same answer and never a second transfer, even across a crash.
+ * A stand-in x402 facilitator and its chain for the tests, as its own process, behaving like a chain-backed one:
+ * `POST /verify`, `POST /settle`, `GET /supported` (x402 v2, exact scheme, one EVM network). It checks the EIP-712
+ * signature, the recipient, the amount, the validity window, the payer's balance on its simulated chain and the nonce;
+ * a settlement moves the money and spends the nonce, written to its state file before it answers.
+ *
+ * Like a real facilitator it does NOT deduplicate by payment identifier unless `FACILITATOR_DEDUPES=true`: a repeat
+ * of a settled payment is answered "nonce already used". The chain is readable at `POST /rpc` (Ethereum JSON-RPC, see
+ * ChainRpc), so a payment service finds out what really happened the way it would on a real network.
  *
  * Faults for the tests (`POST /admin/faults`): the next settles may answer late (`delayMs`, the transfer done first),
- * kill the process after the transfer and before answering (`die-after-transfer`), or before it (`die-before-transfer`).
- * Env: PORT, FACILITATOR_NETWORK, FACILITATOR_STATE (file), FACILITATOR_TOKEN (required bearer token, optional).
+ * kill the process after the transfer and before answering (`die-after-transfer`), or before it (`die-before-transfer`);
+ * `rpc-down` answers the next chain reads 503. `POST /admin/cancel` spends a nonce as the payer's cancellation would.
+ * Env: PORT, FACILITATOR_NETWORK, FACILITATOR_STATE (file), FACILITATOR_TOKEN (required bearer token, optional),
+ * FACILITATOR_DEDUPES.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { FacilitatorLedger } from './facilitator-ledger';
 import { type ExactPayload, problemOf } from './exact-check';
+import { ChainRpc } from './chain-rpc';
 
 const network = process.env['FACILITATOR_NETWORK'] ?? 'eip155:84532';
 const token = process.env['FACILITATOR_TOKEN'];
+const dedupes = process.env['FACILITATOR_DEDUPES'] === 'true';
 const ledger = new FacilitatorLedger(process.env['FACILITATOR_STATE'] ?? 'facilitator-state.json');
-type Fault = { kind: 'none' } | { kind: 'delay'; delayMs: number } | { kind: 'die-after-transfer' } | { kind: 'die-before-transfer' };
-let faults: { fault: Fault; times: number } = { fault: { kind: 'none' }, times: 0 };
+const chain = new ChainRpc(ledger, Number(network.split(':')[1]));
+type Fault = { kind: 'none' } | { kind: 'delay'; delayMs: number } | { kind: 'die-after-transfer' } | { kind: 'die-before-transfer' } | { kind: 'rpc-down' };
+/** Armed faults, at most one per kind, each for its next `times` uses. */
+let faults: { fault: Fault; times: number }[] = [];
 
 async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
   let text = '';
@@ -32,10 +40,11 @@ function send(res: ServerResponse, status: number, value: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
 }
 
-function takeFault(): Fault {
-  if (faults.times <= 0) return { kind: 'none' };
-  faults.times -= 1;
-  return faults.fault;
+function takeFault(kinds: readonly Fault['kind'][]): Fault {
+  const armed = faults.find((f) => f.times > 0 && kinds.includes(f.fault.kind));
+  if (!armed) return { kind: 'none' };
+  armed.times -= 1;
+  return armed.fault;
 }
 
 async function verify(b: Record<string, unknown>) {
@@ -47,23 +56,36 @@ async function verify(b: Record<string, unknown>) {
 async function settle(b: Record<string, unknown>, res: ServerResponse): Promise<void> {
   const p = b['paymentPayload'] as ExactPayload;
   const paymentId = extractPaymentIdentifier(p as never);
-  const known = paymentId ? ledger.state.settlements[paymentId] : undefined;
+  const known = dedupes && paymentId ? ledger.state.settlements[paymentId] : undefined;
   if (known) return send(res, 200, known);
   const v = await verify(b);
   if (!v.isValid) return send(res, 200, { success: false, errorReason: v.invalidReason, payer: v.payer, transaction: '', network });
-  const fault = takeFault();
+  const fault = takeFault(['delay', 'die-after-transfer', 'die-before-transfer']);
   if (fault.kind === 'die-before-transfer') process.kill(process.pid, 'SIGKILL');
   const a = p.payload.authorization;
   const transaction = `0x${randomBytes(32).toString('hex')}`;
   const response = { success: true, payer: a.from, transaction, network };
-  ledger.transfer({ transaction, from: a.from, to: a.to, value: a.value, nonce: a.nonce, paymentId, at: new Date().toISOString() }, response);
+  const asset = String((b['paymentRequirements'] as Record<string, unknown>)['asset']);
+  ledger.transfer({ transaction, from: a.from, to: a.to, value: a.value, nonce: a.nonce, paymentId, at: new Date().toISOString(), asset }, response);
   if (fault.kind === 'die-after-transfer') process.kill(process.pid, 'SIGKILL');
   if (fault.kind === 'delay') await new Promise((r) => setTimeout(r, fault.delayMs));
   send(res, 200, response);
 }
 
+/** One JSON-RPC request to the chain (a public RPC: no bearer token). */
+async function rpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const r = await body(req);
+  if (takeFault(['rpc-down']).kind === 'rpc-down') return send(res, 503, { error: 'the stand-in chain is down' });
+  try {
+    send(res, 200, { jsonrpc: '2.0', id: r['id'], result: chain.answer(String(r['method']), (r['params'] as unknown[]) ?? []) });
+  } catch (error) {
+    send(res, 200, { jsonrpc: '2.0', id: r['id'], error: { code: (error as { code?: number }).code ?? -32000, message: (error as Error).message } });
+  }
+}
+
 async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://x').pathname;
+  if (req.method === 'POST' && path === '/rpc') return rpc(req, res);
   const admin = path.startsWith('/admin/');
   if (!admin && token && req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: 'unauthorized' });
   if (req.method === 'GET' && path === '/supported') {
@@ -78,8 +100,14 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   }
   if (req.method === 'POST' && path === '/admin/faults') {
     const b = await body(req);
-    faults = { fault: b['fault'] as Fault, times: Number(b['times'] ?? 1) };
+    const fault = b['fault'] as Fault;
+    faults = fault.kind === 'none' ? [] : [...faults.filter((f) => f.fault.kind !== fault.kind), { fault, times: Number(b['times'] ?? 1) }];
     return send(res, 200, faults);
+  }
+  if (req.method === 'POST' && path === '/admin/cancel') {
+    const b = await body(req);
+    ledger.cancel(String(b['from']), String(b['nonce']), String(b['asset']));
+    return send(res, 200, { cancelled: true });
   }
   if (req.method === 'GET' && path === '/admin/state') return send(res, 200, ledger.state);
   send(res, 404, { error: 'not found' });

@@ -13,18 +13,32 @@ import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
 import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
 import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
 import { X402Payments } from './settle-x402/x402-payments';
+import { X402AttemptsController } from './settle-x402/x402-attempts.controller';
 import { SpendPolicyController } from './spend-policy/spend-policy.controller';
 import { SpendPoliciesRepository } from './spend-policy/spend-policies.repository';
-import { LocalFacilitator } from './x402/local-facilitator';
+import { LocalChainState, LocalFacilitator } from './x402/local-facilitator';
+import { RpcChainState } from './x402/rpc-chain-state';
+import { type ChainState, X402_CHAIN } from './x402/chain-state';
 import { HttpFacilitator } from './x402/http-facilitator';
 import { X402_FACILITATOR, type X402Facilitator } from './x402/x402.types';
 import { type X402FacilitatorSetting } from './payment.options';
 
-/** The configured facilitator; none when x402 is off (then no payment requirement is offered and x402 payments are refused). */
-function facilitatorFor(setting: X402FacilitatorSetting): X402Facilitator | null {
-  if (setting.kind === 'http') return new HttpFacilitator(setting.url, setting.timeoutMs, setting.token);
-  if (setting.kind === 'local') return new LocalFacilitator();
-  return null;
+/**
+ * The configured facilitator and the chain its settlements are checked against; none when x402 is off (then no
+ * payment requirement is offered and x402 payments are refused).
+ */
+function x402Of(setting: X402FacilitatorSetting): { facilitator: X402Facilitator | null; chain: ChainState | null } {
+  if (setting.kind === 'http') {
+    return {
+      facilitator: new HttpFacilitator(setting.url, setting.timeoutMs, setting.token),
+      chain: new RpcChainState({ url: setting.chainRpcUrl, timeoutMs: setting.timeoutMs, lookbackBlocks: setting.chainLookbackBlocks }),
+    };
+  }
+  if (setting.kind === 'local') {
+    const facilitator = new LocalFacilitator();
+    return { facilitator, chain: new LocalChainState(facilitator) };
+  }
+  return { facilitator: null, chain: null };
 }
 
 /**
@@ -35,15 +49,17 @@ function facilitatorFor(setting: X402FacilitatorSetting): X402Facilitator | null
 @Module({})
 export class PaymentModule {
   static register(options: PaymentOptions): DynamicModule {
+    const x402 = x402Of(options.x402Facilitator);
     return {
       module: PaymentModule,
       imports: [serviceDatabaseModule(PAYMENT, () => paymentDataSourceOptions(options.databaseUrl))],
-      controllers: [WalletsController, SpendPolicyController, ApprovalsController],
+      controllers: [WalletsController, SpendPolicyController, ApprovalsController, X402AttemptsController],
       providers: [
         { provide: PAYMENT_OPTIONS, useValue: options },
         adminTokenProvider(PAYMENT_ADMIN, options.adminToken),
         outboxWriterProvider(PAYMENT_OUTBOX, PAYMENT),
-        { provide: X402_FACILITATOR, useValue: facilitatorFor(options.x402Facilitator) },
+        { provide: X402_FACILITATOR, useValue: x402.facilitator },
+        { provide: X402_CHAIN, useValue: x402.chain },
         FundWalletUseCase,
         SpendPoliciesRepository,
         PlaceHoldUseCase,

@@ -22,7 +22,11 @@ export interface X402Settings {
  * and `POST /settle`). `local`: signatures are checked but nothing is settled anywhere — anyone can sign for money they
  * do not have, so it exists only for tests and demos and the distributed apps refuse it unless explicitly allowed.
  */
-export type X402FacilitatorSetting = { kind: 'off' } | { kind: 'local' } | { kind: 'http'; url: string; timeoutMs: number; token?: string };
+export type X402FacilitatorSetting =
+  | { kind: 'off' }
+  | { kind: 'local' }
+  /** `chainRpcUrl`: the chain's JSON-RPC, which every settlement is checked against (the facilitator's word is a claim). */
+  | { kind: 'http'; url: string; timeoutMs: number; token?: string; chainRpcUrl: string; chainLookbackBlocks: bigint };
 
 export interface PaymentOptions extends ServiceRuntimeOptions {
   /** Bearer token of the payment admin API (wallets, spend policies, approvals); without one the API refuses every call. */

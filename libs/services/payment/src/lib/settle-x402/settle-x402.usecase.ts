@@ -5,7 +5,9 @@ import { createLogger } from '@tollgate/observability';
 import { PAYMENT, PAYMENT_OPTIONS } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { PlaceHoldUseCase } from '../place-hold/place-hold.usecase';
-import { type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
+import { type ChainState, X402_CHAIN } from '../x402/chain-state';
+import { type SettleOutcome, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
+import { saysNonceUsed, settleStep, type SettleStep } from './settle-verdict';
 import { X402Attempts, type X402AttemptRow } from './x402-attempts.repository';
 import { X402Payments } from './x402-payments';
 
@@ -13,18 +15,19 @@ import { X402Payments } from './x402-payments';
 const VERIFY_TRIES = 5;
 
 /**
- * The x402 steps after the CallRequested committed (issue 21 point 2), each its own short transaction, none open
- * while the facilitator is asked:
+ * The x402 steps after the CallRequested committed, each its own short transaction, none open while the facilitator
+ * or the chain is asked:
  *
  * 1. claim a due attempt (a lease: a worker that dies mid-step leaves it to the next one once the lease runs out);
  * 2. `verifying` → ask verify; invalid → refused (PaymentRejected); valid → record `settling` *before* settle;
- * 3. `settling` → ask settle with the call's payment-identifier; settled → credit exactly what settled and place the
- *    hold, with the attempt's outcome, in one transaction; refused → PaymentRejected; unknown (timeout, dropped, 5xx)
- *    → nothing credited, nothing refused, asked again with the same identifier (the facilitator answers the first
- *    settlement's outcome; the chain's nonce makes a second transfer impossible anyway) until it says which.
+ * 3. `settling` → ask settle with the call's payment-identifier, then the chain (`settleStep`): the money moved to us →
+ *    credit exactly that and place the hold, in one transaction; the nonce unused and expired, or a first settle
+ *    refused with the chain agreeing nothing moved → PaymentRejected; anything else (a timeout, "nonce already used",
+ *    "settled" with no transfer on the chain yet, the chain unreadable) → nothing credited, nothing refused, the chain
+ *    asked again later (and the facilitator only while the nonce is unused and valid).
  *
- * So the payer is never debited without the credit (a settled transfer is always found and credited) and never
- * credited without the debit (only a settle the facilitator confirmed credits).
+ * The facilitator's answer is a claim; the chain's state of the authorization is the verdict. So the payer is never
+ * debited without the credit and never credited without the debit, whatever a facilitator deduplicates or says.
  */
 @Injectable()
 export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
@@ -38,6 +41,7 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource(PAYMENT) private readonly dataSource: DataSource,
     @Inject(PAYMENT_OPTIONS) private readonly options: PaymentOptions,
     @Inject(X402_FACILITATOR) private readonly facilitator: X402Facilitator | null,
+    @Inject(X402_CHAIN) private readonly chain: ChainState | null,
     private readonly placeHold: PlaceHoldUseCase,
     private readonly payments: X402Payments,
   ) {}
@@ -88,38 +92,61 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
   }
 
   private async step(a: X402AttemptRow): Promise<void> {
-    if (a.state === 'verifying' && !(await this.verify(a))) return;
-    await this.settle(a);
+    if (a.state === 'settling') return this.settle(a, true);
+    const next = await this.verify(a);
+    if (next !== 'stop') await this.settle(a, next === 'ask-the-chain');
   }
 
-  /** True when verified and recorded as settling; otherwise the attempt is refused or waits for its next try. */
-  private async verify(a: X402AttemptRow): Promise<boolean> {
+  /**
+   * Verified and recorded as settling ('settle'), or refused / left for its next try ('stop'). "Nonce already used" is
+   * not a refusal: the payer may have used this very authorization to pay us already, so the chain is asked.
+   */
+  private async verify(a: X402AttemptRow): Promise<'settle' | 'ask-the-chain' | 'stop'> {
     if (Date.now() > Date.parse(a.request.deadlineAt)) {
       await this.refuse(a, 'call_deadline_passed');
-      return false;
+      return 'stop';
     }
     const v = await this.facilitator!.verify(a.payment, a.requirements);
-    if (v.kind === 'invalid') {
+    if (v.kind === 'invalid' && !saysNonceUsed(v.reason)) {
       await this.refuse(a, v.reason);
-      return false;
+      return 'stop';
     }
     if (v.kind === 'unavailable') {
       if (a.tries >= VERIFY_TRIES) await this.refuse(a, 'facilitator_unavailable');
       else await X402Attempts.retryLater(this.dataSource, a.intent_id, this.backoffMs(a.tries), `verify: ${v.problem}`, false);
       this.logger.warn({ intentId: a.intent_id, problem: v.problem, tries: a.tries }, 'x402 facilitator unavailable for verify');
-      return false;
+      return 'stop';
     }
     // The exact scheme's payer is the authorization's signer; a facilitator that names none does not make it unknown.
-    await X402Attempts.markSettling(this.dataSource, a.intent_id, (v.payer ?? a.payer).toLowerCase());
-    return true;
+    await X402Attempts.markSettling(this.dataSource, a.intent_id, ((v.kind === 'valid' ? v.payer : undefined) ?? a.payer).toLowerCase());
+    return v.kind === 'valid' ? 'settle' : 'ask-the-chain';
   }
 
-  private async settle(a: X402AttemptRow): Promise<void> {
+  /**
+   * The settle step. A first settle is asked, then the chain; a retry (the attempt was already settling: an unknown
+   * outcome, or a crash mid-settle) asks the chain first and the facilitator only while the nonce is unused and valid.
+   */
+  private async settle(a: X402AttemptRow, afterUnknown: boolean): Promise<void> {
+    if (afterUnknown) {
+      const first = settleStep(await this.chainOf(a), { validBefore: validBeforeOf(a), afterUnknown });
+      if (first.kind !== 'settle') return this.apply(a, first);
+    }
     const s = await this.facilitator!.settle(a.payment, a.requirements);
-    if (s.kind === 'settled') return this.settled(a, s.response);
-    if (s.kind === 'refused') return this.refuse(a, s.reason);
-    this.logger.warn({ intentId: a.intent_id, problem: s.problem, tries: a.tries }, 'x402 settlement outcome unknown; asking the facilitator again with the same payment identifier');
-    await X402Attempts.retryLater(this.dataSource, a.intent_id, this.backoffMs(a.tries), `settle: ${s.problem}`, true);
+    await this.apply(a, settleStep(await this.chainOf(a), { settle: s, validBefore: validBeforeOf(a), afterUnknown }), s);
+  }
+
+  private chainOf(a: X402AttemptRow) {
+    return this.chain!.authorization({
+      network: a.network, asset: a.requirements.asset, payer: a.payer, nonce: a.nonce, payTo: a.requirements.payTo, value: BigInt(a.amount_minor),
+    });
+  }
+
+  private async apply(a: X402AttemptRow, step: SettleStep, said?: SettleOutcome): Promise<void> {
+    if (step.kind === 'credit') return this.settled(a, responseOf(a, step.transaction, said));
+    if (step.kind === 'refuse') return this.refuse(a, step.reason, step.releaseNonce);
+    const problem = step.kind === 'unknown' ? step.problem : 'settle: not asked yet';
+    this.logger.warn({ intentId: a.intent_id, problem, tries: a.tries }, 'x402 settlement has no verdict from the chain yet; nothing credited or refused, asked again later');
+    await X402Attempts.retryLater(this.dataSource, a.intent_id, this.backoffMs(a.tries), problem, true);
   }
 
   private async settled(a: X402AttemptRow, response: SettleResponse): Promise<void> {
@@ -131,9 +158,10 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  private async refuse(a: X402AttemptRow, reason: string): Promise<void> {
+  /** Refused; the nonce is given back only when nothing on the chain used it (`releaseNonce`). */
+  private async refuse(a: X402AttemptRow, reason: string, releaseNonce = true): Promise<void> {
     await this.dataSource.transaction(async (m) => {
-      if (!(await X402Attempts.finish(m, a.intent_id, { refused: reason }))) return;
+      if (!(await X402Attempts.finish(m, a.intent_id, { refused: reason, releaseNonce }))) return;
       await this.placeHold.refuse(m, a.request, a.causation_id, this.payments.refusal(a.request, BigInt(a.amount_minor), reason));
     });
   }
@@ -143,4 +171,15 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     const { baseMs = 250, maxMs = 30_000 } = this.options.x402Retry ?? {};
     return Math.min(baseMs * 2 ** Math.max(0, tries - 1), maxMs);
   }
+}
+
+/** The authorization's `validBefore` (unix seconds); a payload without one was refused before it was recorded. */
+function validBeforeOf(a: X402AttemptRow): bigint {
+  return BigInt(a.payment.payload.authorization.validBefore);
+}
+
+/** What the agent is told: the chain's transaction, whatever the facilitator said (or did not say). */
+function responseOf(a: X402AttemptRow, transaction: string, said?: SettleOutcome): SettleResponse {
+  const payer = said?.kind === 'settled' && said.response.payer ? said.response.payer : a.payer;
+  return { success: true, transaction, network: a.network, payer };
 }

@@ -27,6 +27,23 @@ export interface X402AttemptRow {
 
 export type NewX402Attempt = Pick<X402AttemptRow, 'intent_id' | 'network' | 'payer' | 'nonce' | 'amount_minor' | 'asset' | 'facilitator' | 'payment_id' | 'payment' | 'requirements' | 'request' | 'causation_id' | 'approved'>;
 
+/** An open attempt as the admin API lists it. */
+export interface OpenX402Attempt {
+  intentId: string;
+  state: 'verifying' | 'settling';
+  network: string;
+  payer: string;
+  nonce: string;
+  amountMinor: string;
+  asset: string;
+  tries: number;
+  /** Since when no verdict is known (a settle unanswered or unconfirmed by the chain); null: none asked yet. */
+  unknownSince: Date | null;
+  lastProblem: string | null;
+  nextTryAt: Date;
+  createdAt: Date;
+}
+
 /** Every statement on `payment.x402_attempt` and the nonce it spends. */
 export const X402Attempts = {
   /** Spends the authorization's nonce and records the attempt, in the CallRequested's transaction; false: the nonce was spent before. */
@@ -70,21 +87,31 @@ export const X402Attempts = {
   },
 
   /**
-   * The outcome, once: false when another worker recorded it first. A refusal gives the nonce back: nothing moved on
-   * the chain, and a payload nobody could settle (a forged signature over someone else's authorization) must not burn
-   * that authorization for its real owner.
+   * The outcome, once: false when another worker recorded it first. A refusal gives the nonce back when the chain never
+   * used it (`releaseNonce`): a payload nobody could settle (a forged signature over someone else's authorization) must
+   * not burn that authorization for its real owner. A nonce the chain used stays spent.
    */
-  async finish(m: EntityManager, intentId: string, outcome: { settled: SettleResponse } | { refused: string }): Promise<boolean> {
+  async finish(m: EntityManager, intentId: string, outcome: { settled: SettleResponse } | { refused: string; releaseNonce: boolean }): Promise<boolean> {
     const settled = 'settled' in outcome;
+    const release = !settled && outcome.releaseNonce;
     const rows: unknown[] = await m.query(
       `WITH done AS (
          UPDATE payment.x402_attempt SET state = $2, transaction = $3, refusal = $4, lease_until = NULL, updated_at = now()
           WHERE intent_id = $1 AND state IN ('verifying', 'settling') RETURNING intent_id),
-       released AS (DELETE FROM payment.x402_nonce n USING done WHERE $2 = 'refused' AND n.intent_id = done.intent_id RETURNING 1)
+       released AS (DELETE FROM payment.x402_nonce n USING done WHERE $5 AND n.intent_id = done.intent_id RETURNING 1)
        SELECT 1 FROM done`,
-      [intentId, settled ? 'settled' : 'refused', settled ? outcome.settled.transaction : null, settled ? null : outcome.refused.slice(0, 200)],
+      [intentId, settled ? 'settled' : 'refused', settled ? outcome.settled.transaction : null, settled ? null : outcome.refused.slice(0, 200), release],
     );
     return rows.length > 0;
+  },
+
+  /** The open attempts, oldest first (at most 500), as ops see them: no payload, no signature. */
+  async listOpen(ds: DataSource): Promise<OpenX402Attempt[]> {
+    return (await ds.query(
+      `SELECT intent_id AS "intentId", state, network, payer, nonce, amount_minor::text AS "amountMinor", asset, tries,
+              unknown_since AS "unknownSince", last_problem AS "lastProblem", next_try_at AS "nextTryAt", created_at AS "createdAt"
+         FROM payment.x402_attempt WHERE state IN ('verifying', 'settling') ORDER BY created_at LIMIT 500`,
+    )) as OpenX402Attempt[];
   },
 
   /** Attempts whose settlement the facilitator has not confirmed either way yet (ops and /metrics). */

@@ -1,5 +1,6 @@
 import { MAX_AMOUNT_MINOR } from '@tollgate/contracts';
 import type * as Viem from 'viem' with { 'resolution-mode': 'import' };
+import { type AuthorizationQuery, type ChainState, type ChainVerdict } from './chain-state';
 import { type InvalidReason, type PaymentPayload, type PaymentRequirements, type SettleOutcome, type VerifyOutcome, type X402Facilitator } from './x402.types';
 
 // viem ships CommonJS beside ESM, but marks its type declarations as ESM: node16 resolution needs the types and the value apart.
@@ -38,7 +39,9 @@ export function chainIdOf(network: string): number | undefined {
  */
 export class LocalFacilitator implements X402Facilitator {
   readonly name = 'local';
-  constructor(private readonly now: () => number = () => Date.now()) {}
+  /** Its pretend chain: `payer:nonce` → the transaction that used the authorization (read by LocalChainState). */
+  readonly used = new Map<string, string>();
+  constructor(readonly now: () => number = () => Date.now()) {}
 
   async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome> {
     const reason = await this.problem(payment, requirements);
@@ -49,7 +52,9 @@ export class LocalFacilitator implements X402Facilitator {
     const reason = await this.problem(payment, requirements);
     if (reason) return { kind: 'refused', reason };
     const payer = getAddress(payment.payload.authorization.from);
-    return { kind: 'settled', response: { success: true, payer, transaction: keccak256(payment.payload.signature as Hex), network: requirements.network } };
+    const transaction = keccak256(payment.payload.signature as Hex);
+    this.used.set(usedKey(payer, payment.payload.authorization.nonce), transaction);
+    return { kind: 'settled', response: { success: true, payer, transaction, network: requirements.network } };
   }
 
   private async problem(payment: PaymentPayload, req: PaymentRequirements): Promise<InvalidReason | undefined> {
@@ -85,5 +90,24 @@ export class LocalFacilitator implements X402Facilitator {
     // A few seconds of margin, as facilitators keep for the block that would carry the transfer.
     if (BigInt(auth.validBefore) < nowS + 6n) return 'authorization_expired';
     return undefined;
+  }
+}
+
+function usedKey(payer: string, nonce: string): string {
+  return `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
+}
+
+/**
+ * FOR TESTS AND DEMOS ONLY, with LocalFacilitator: its pretend chain, kept in the process's memory. An authorization
+ * it "settled" reads as transferred to `payTo` (it checked the recipient and the value before), any other as unused.
+ */
+export class LocalChainState implements ChainState {
+  readonly name = 'local';
+  constructor(private readonly facilitator: LocalFacilitator) {}
+
+  async authorization(q: AuthorizationQuery): Promise<ChainVerdict> {
+    const transaction = this.facilitator.used.get(usedKey(q.payer, q.nonce));
+    if (transaction) return { kind: 'transferred', transaction };
+    return { kind: 'unused', chainTime: BigInt(Math.floor(this.facilitator.now() / 1000)) };
   }
 }

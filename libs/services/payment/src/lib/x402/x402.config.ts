@@ -4,6 +4,8 @@ import { DEFAULT_X402, type PaymentOptions, type X402FacilitatorSetting } from '
 
 /** off, local, an https URL, or an http URL on loopback only (a facilitator that moves money is never spoken to in clear). */
 export const FACILITATOR_PATTERN = /^(off|local|https:\/\/\S+|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?(\/\S*)?)$/;
+/** The chain's JSON-RPC: https, or http on loopback (a local node). */
+const RPC_PATTERN = /^(https:\/\/\S+|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?(\/\S*)?)$/;
 const PLACEHOLDER_PAY_TO = '0x1111111111111111111111111111111111111111';
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
@@ -43,6 +45,15 @@ export function WithX402Config<B extends ConfigBase>(Base: B) {
     @IsEthereumAddress()
     PAYMENT_X402_ASSET_ADDRESS = DEFAULT_X402.assetAddress;
 
+    @EnvVar({ description: 'x402: the JSON-RPC URL of the chain payments settle on; required with a facilitator URL. Every settlement is checked against the token\'s authorization state and transfer there: a facilitator\'s answer alone never credits or refuses (https, or http on loopback).', type: 'string', example: '' })
+    @ValidateIf((c: X402Config) => !['off', 'local'].includes(c.PAYMENT_X402_FACILITATOR) || c.PAYMENT_X402_CHAIN_RPC !== undefined)
+    @Matches(RPC_PATTERN, { message: 'must be the chain\'s JSON-RPC URL (https, or http on loopback); it is required when PAYMENT_X402_FACILITATOR is a URL' })
+    PAYMENT_X402_CHAIN_RPC?: string;
+
+    @EnvVar({ description: 'x402: how many blocks back the chain is searched for the transfer that used an authorization\'s nonce.' })
+    @IsInt() @Min(10) @Max(10_000_000)
+    PAYMENT_X402_CHAIN_LOOKBACK_BLOCKS = 50_000;
+
     @EnvVar({ description: 'x402: how long (ms) to wait for the facilitator before the answer counts as unavailable (verify) or unknown (settle).' })
     @IsInt() @Min(100) @Max(60_000)
     PAYMENT_X402_FACILITATOR_TIMEOUT_MS = 10_000;
@@ -51,7 +62,10 @@ export function WithX402Config<B extends ConfigBase>(Base: B) {
     x402Options(): Pick<PaymentOptions, 'x402' | 'x402Facilitator'> {
       return {
         x402: { ...DEFAULT_X402, network: this.PAYMENT_X402_NETWORK ?? DEFAULT_X402.network, assetAddress: this.PAYMENT_X402_ASSET_ADDRESS, payTo: this.PAYMENT_X402_PAY_TO ?? DEFAULT_X402.payTo },
-        x402Facilitator: x402FacilitatorOf(this.PAYMENT_X402_FACILITATOR, this.PAYMENT_X402_FACILITATOR_TIMEOUT_MS, this.PAYMENT_X402_FACILITATOR_TOKEN),
+        x402Facilitator: x402FacilitatorOf(this.PAYMENT_X402_FACILITATOR, {
+          timeoutMs: this.PAYMENT_X402_FACILITATOR_TIMEOUT_MS, token: this.PAYMENT_X402_FACILITATOR_TOKEN,
+          chainRpcUrl: this.PAYMENT_X402_CHAIN_RPC, chainLookbackBlocks: this.PAYMENT_X402_CHAIN_LOOKBACK_BLOCKS,
+        }),
       };
     }
   }
@@ -59,8 +73,14 @@ export function WithX402Config<B extends ConfigBase>(Base: B) {
 }
 
 /** `PAYMENT_X402_FACILITATOR` (already validated) as the module's setting. */
-export function x402FacilitatorOf(value: string, timeoutMs: number, token?: string): X402FacilitatorSetting {
+export function x402FacilitatorOf(
+  value: string, o: { timeoutMs: number; token?: string; chainRpcUrl?: string; chainLookbackBlocks: number },
+): X402FacilitatorSetting {
   if (value === 'off') return { kind: 'off' };
   if (value === 'local') return { kind: 'local' };
-  return { kind: 'http', url: value, timeoutMs, ...(token ? { token } : {}) };
+  if (!o.chainRpcUrl) throw new Error('PAYMENT_X402_CHAIN_RPC is required with a facilitator URL');
+  return {
+    kind: 'http', url: value, timeoutMs: o.timeoutMs, ...(o.token ? { token: o.token } : {}),
+    chainRpcUrl: o.chainRpcUrl, chainLookbackBlocks: BigInt(o.chainLookbackBlocks),
+  };
 }
