@@ -5,3 +5,4 @@ export * from './lib/channel-listener';
 export * from './lib/embedded-postgres';
 export * from './lib/lock-call-rows';
 export * from './lib/prepared-statements';
+export * from './lib/savepoint';

@@ -37,7 +37,9 @@ export function parkedCommand(): Command {
     .action(async (o: { service?: string; all?: boolean }) => {
       const rows = await withDb(async (db) => (await Promise.all(servicesOf(o.service).map(async (s) => (await db.query(
         `SELECT $1::text AS service, consumer, topic, partition, "offset", event_id AS "eventId", key, reason, parked_at AS "parkedAt",
-                redrive_requested_at AS "redriveRequestedAt", resolved_at AS "resolvedAt"
+                redrive_requested_at AS "redriveRequestedAt", resolved_at AS "resolvedAt",
+                CASE WHEN NOT answer_due THEN 'none owed' WHEN answered_at IS NOT NULL THEN 'given' WHEN answer_error IS NOT NULL THEN 'failed' ELSE 'due' END AS answer,
+                answered_at AS "answeredAt", answer_error AS "answerError"
            FROM "${s}".parked_event ${o.all ? '' : 'WHERE resolved_at IS NULL'} ORDER BY parked_at`, [s],
       )).rows))).flat());
       process.stdout.write(`${JSON.stringify({ parked: rows }, null, 2)}\n`);

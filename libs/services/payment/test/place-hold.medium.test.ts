@@ -149,10 +149,29 @@ describe('payment places and resolves holds (medium tier)', () => {
   it('a CallRequested that was parked is refused for good; a later re-drive of it holds nothing', async () => {
     const who = await newAgent(100n);
     const r = request(who);
-    await ds.transaction((m) => place.refuseParked(m, r, randomUUID()));
+    await ds.transaction((m) => place.refuseParked(m, { request: r, causationId: randomUUID() }));
     await placeHold(r);
     expect((await events(r.intentId)).map((e) => [e.type, e.p['code'], e.p['final']])).toEqual([['PaymentRejected', 'INTERNAL_SERVER_ERROR', true]]);
     expect(await balance(who.ownerId, 'available')).toBe(100n);
+  });
+
+  it('a parked CallRequested whose refusal cannot be recorded (the fault it was parked for) still gets its final PaymentRejected', async () => {
+    const who = await newAgent(100n);
+    const r = request(who);
+    await ds.query(`CREATE OR REPLACE FUNCTION payment.test_no_charge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'test: no charge row'; END $$`);
+    await ds.query('CREATE TRIGGER test_no_charge BEFORE INSERT ON payment.charge FOR EACH ROW EXECUTE FUNCTION payment.test_no_charge()');
+    try {
+      await ds.transaction((m) => place.refuseParked(m, { request: r, causationId: randomUUID() }));
+    } finally {
+      await ds.query('DROP TRIGGER test_no_charge ON payment.charge');
+    }
+    expect((await events(r.intentId)).map((e) => [e.type, e.p['code'], e.p['final']])).toEqual([['PaymentRejected', 'INTERNAL_SERVER_ERROR', true]]);
+  });
+
+  it('a parked CallRequested that broke its contract is answered by the intent it names', async () => {
+    const intentId = randomUUID();
+    await ds.transaction((m) => place.refuseParked(m, { intentId }));
+    expect((await events(intentId)).map((e) => [e.type, e.p['code'], e.p['final']])).toEqual([['PaymentRejected', 'INTERNAL_SERVER_ERROR', true]]);
   });
 
   it('a capture moves what was served to clearing and frees the rest, once; a void frees it all, once', async () => {

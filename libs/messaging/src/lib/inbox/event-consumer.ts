@@ -1,46 +1,15 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Logger } from 'pino';
-import {
-  ContractViolationError,
-  DeadLetterParked,
-  decodeEnvelope,
-  type EventDefinition,
-  type EventEnvelope,
-} from '@tollgate/contracts';
+import { ContractViolationError, type EventDefinition, type EventEnvelope } from '@tollgate/contracts';
 import { bindToActiveContext, eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
 import { type Deferrable, type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { decodeOnce } from './decode-once';
 import { DEGRADED_AFTER_MS, isTransientFailure, retryDelayMs, TRANSIENT_BUDGET_MS } from './failure-policy';
+import { type EventHandler, type HandleContext, type ParkedContext } from './handler';
+import { describe, Parking } from './parking';
 
-export interface HandleContext<P> {
-  payload: P;
-  envelope: EventEnvelope;
-  /** The transaction that also records the event in the inbox: write the effect through it. */
-  manager: EntityManager;
-  /**
-   * Runs `fn` once the transaction has committed (e.g. I/O to a provider, waking a waiting request).
-   * It is not retried: anything that must survive a crash is recorded in the transaction first.
-   */
-  afterCommit(fn: () => Promise<void> | void): void;
-}
-
-/** What a handler may write when its event is parked: in the parking transaction, so the two commit together. */
-export interface ParkedContext<P> {
-  payload: P;
-  envelope: EventEnvelope;
-  manager: EntityManager;
-}
-
-export interface EventHandler<P extends object = object> {
-  event: EventDefinition<P>;
-  handle(ctx: HandleContext<P>): Promise<void>;
-  /**
-   * The event could not be applied and is parked: record the final answer whoever waits on it needs (issue 21
-   * point 3 — e.g. payment refuses a parked CallRequested, so the agent is not left waiting for a hold that never comes).
-   */
-  onParked?(ctx: ParkedContext<P>): Promise<void>;
-}
+export type { EventHandler, HandleContext, ParkedContext } from './handler';
 
 function intentIdOf(payload: object): string | undefined {
   const id = (payload as { intentId?: unknown }).intentId;
@@ -158,7 +127,10 @@ export class InboxConsumer {
   /** Since when the current batch has been failing transiently (undefined: it is not). */
   private failingSince?: number;
 
+  private readonly parking: Parking;
+
   constructor(private readonly options: InboxConsumerOptions) {
+    this.parking = new Parking(options);
     for (const h of options.handlers) {
       if (this.byTopic.has(h.event.topic)) throw new Error(`two handlers for ${h.event.topic} in ${options.name}`);
       this.byTopic.set(h.event.topic, h);
@@ -218,7 +190,7 @@ export class InboxConsumer {
         decoded.push({ message, handler, ...decodeOnce(handler.event, message.value) });
       } catch (error) {
         if (!(error instanceof ContractViolationError)) throw error;
-        await this.park(message, undefined, error.reasons);
+        await this.parking.park(message, handler, undefined, error.reasons);
       }
     }
     try {
@@ -275,7 +247,7 @@ export class InboxConsumer {
       }
     }
     if (this.stopping) throw error;
-    await this.park(item.message, { envelope: item.envelope, payload: item.payload, handler: item.handler }, [`handler failed ${attempts} times: ${describe(error)}`]);
+    await this.parking.park(item.message, item.handler, item.envelope, [`handler failed ${attempts} times: ${describe(error)}`]);
   }
 
   private async applyTogether(items: Decoded[]): Promise<void> {
@@ -346,107 +318,19 @@ export class InboxConsumer {
     for (const item of items) eventHandleSeconds.observe({ consumer: name, type: item.envelope.type }, each);
   }
 
-  /**
-   * Parks a message durably: the reason in `parked_event`, its id in the inbox (so a redelivery does not retry it), and
-   * a DeadLetterParked event for whoever watches the dead-letter topic — all in one transaction.
-   */
-  private async park(message: DeliveredMessage, decoded: Omit<Decoded, 'message'> | undefined, reasons: string[]): Promise<void> {
-    const { dataSource, schema, name, logger, outbox } = this.options;
-    const envelope = decoded?.envelope;
-    let wroteOutbox = false;
-    await dataSource.transaction(async (manager) => {
-      const parked: unknown[] = await manager.query(
-        `INSERT INTO "${schema}".parked_event (consumer, topic, partition, "offset", event_id, key, value, reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING 1`,
-        [name, message.topic, message.partition, message.offset, envelope?.eventId ?? null, message.key, message.value, reasons.join('; ').slice(0, 4000)],
-      );
-      if (envelope) {
-        await manager.query(
-          `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset") VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-          [name, envelope.eventId, message.topic, message.partition, message.offset],
-        );
-      }
-      if (parked.length > 0 && decoded?.handler.onParked) await decoded.handler.onParked({ payload: decoded.payload, envelope: decoded.envelope, manager });
-      if (parked.length > 0 && outbox) {
-        await outbox.append(manager, DeadLetterParked, {
-          consumer: name, sourceTopic: message.topic, partition: message.partition, offset: message.offset, key: message.key, reasons, value: message.value.slice(0, 100_000),
-        });
-      }
-      wroteOutbox = OutboxWriter.wroteOutbox(manager);
-    });
-    if (wroteOutbox) this.options.onOutboxWritten?.();
-    logger.warn({ topic: message.topic, partition: message.partition, offset: message.offset, reasons }, 'event parked (dead letter)');
-  }
-
-  /**
-   * Applies the parked events ops asked to re-drive, one transaction each; one that fails again stays parked with the
-   * new reason. Each is claimed in its transaction (`FOR UPDATE SKIP LOCKED`: a replica never takes one another is
-   * applying) and applied through the inbox under `<consumer>/redrive`, so no event is re-driven twice (issue 21 point 3).
-   */
-  async redrive(): Promise<number> {
-    let resolved = 0;
-    for (let i = 0; i < 100 && !this.stopping; i++) {
-      const outcome = await this.redriveNext();
-      if (outcome === 'none' || outcome === 'retry-later') break;
-      if (outcome === 'resolved') resolved++;
-    }
-    return resolved;
-  }
-
-  private async redriveNext(): Promise<'none' | 'resolved' | 'failed' | 'retry-later'> {
-    const { dataSource, schema, name } = this.options;
-    const after: Array<() => Promise<void> | void> = [];
-    let claimed: ParkedRow | undefined;
-    try {
-      await dataSource.transaction(async (manager) => {
-        [claimed] = (await manager.query(
-          `SELECT topic, partition, "offset", key, value FROM "${schema}".parked_event
-            WHERE consumer = $1 AND redrive_requested_at IS NOT NULL AND resolved_at IS NULL ORDER BY parked_at LIMIT 1 FOR UPDATE SKIP LOCKED`, [name],
-        )) as ParkedRow[];
-        if (claimed) await this.applyParked(manager, claimed, after);
-      });
-    } catch (error) {
-      if (isTransientFailure(error) || !claimed) return 'retry-later';
-      const reason = error instanceof ContractViolationError ? error.reasons.join('; ') : describe(error);
-      await dataSource.query(`UPDATE "${schema}".parked_event SET redrive_requested_at = NULL, reason = $5 WHERE ${PARKED_ROW}`,
-        [name, claimed.topic, claimed.partition, claimed.offset, `re-drive failed: ${reason}`.slice(0, 4000)]);
-      return 'failed';
-    }
-    if (!claimed) return 'none';
-    for (const fn of after) await Promise.resolve(fn()).catch(() => undefined);
-    this.options.logger.info({ topic: claimed.topic, offset: claimed.offset }, 'parked event re-driven');
-    return 'resolved';
-  }
-
-  /** In the claiming transaction: the handler once (the re-drive inbox decides), then the row marked resolved. */
-  private async applyParked(manager: EntityManager, r: ParkedRow, after: Array<() => Promise<void> | void>): Promise<void> {
-    const { schema, name } = this.options;
-    const handler = this.byTopic.get(r.topic);
-    if (!handler) throw new Error(`no handler for ${r.topic}`);
-    const { envelope, payload } = decodeEnvelope(handler.event, r.value);
-    const fresh: unknown[] = await manager.query(
-      `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset") VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
-      [`${name}/redrive`, envelope.eventId, r.topic, r.partition, r.offset],
-    );
-    if (fresh.length > 0) await handler.handle({ payload, envelope, manager, afterCommit: (fn) => after.push(fn) });
-    await manager.query(`UPDATE "${schema}".parked_event SET resolved_at = now(), redrive_requested_at = NULL WHERE ${PARKED_ROW}`, [name, r.topic, r.partition, r.offset]);
+  /** Applies the parked events ops asked to re-drive (see Parking.redrive); how many were resolved. */
+  redrive(): Promise<number> {
+    return this.parking.redrive((topic) => this.byTopic.get(topic), () => this.stopping);
   }
 
   private scheduleRedrive(): void {
     if (this.stopping) return;
     this.redriveTimer = setTimeout(() => {
       void this.redrive()
+        .then(() => this.parking.answersDue((topic) => this.byTopic.get(topic)))
         .catch((err) => this.options.logger.warn({ err }, 're-drive pass failed'))
         .finally(() => this.scheduleRedrive());
     }, this.options.redriveIntervalMs ?? 2000);
     this.redriveTimer.unref();
   }
-}
-
-interface ParkedRow { topic: string; partition: number; offset: string; key: string; value: string }
-const PARKED_ROW = `consumer = $1 AND topic = $2 AND partition = $3 AND "offset" = $4`;
-
-/** The reason recorded for ops: the error's message, never a stack. */
-function describe(error: unknown): string {
-  return (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 1000);
 }

@@ -75,3 +75,18 @@ export async function addOutboxHeadersV3(q: QueryRunner, schema: string): Promis
 export async function dropOutboxHeadersV3(q: QueryRunner, schema: string): Promise<void> {
   await q.query(`ALTER TABLE "${schema}".outbox_event DROP COLUMN headers`);
 }
+
+/**
+ * Version 4: the final answer a park owes whoever waits on the event (an agent waiting on its call) is applied after
+ * the park committed, in its own transaction — so a fault the park is about cannot roll the park back. `answer_due`:
+ * the consumer has one to give; `answered_at`: it was given; `answer_error`: it kept failing and waits for ops.
+ */
+export async function addParkedAnswerV4(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`ALTER TABLE "${schema}".parked_event ADD COLUMN answer_due boolean NOT NULL DEFAULT false,
+                   ADD COLUMN answered_at timestamptz, ADD COLUMN answer_error text`);
+  await q.query(`CREATE INDEX parked_event_answer_due ON "${schema}".parked_event (consumer) WHERE answer_due AND answered_at IS NULL`);
+}
+
+export async function dropParkedAnswerV4(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`ALTER TABLE "${schema}".parked_event DROP COLUMN answer_due, DROP COLUMN answered_at, DROP COLUMN answer_error`);
+}

@@ -5,7 +5,8 @@ import { DiscoveryCatalog1764700000000 } from './migrations/1764700000000-discov
 import { DiscoveryParkedEvents1764770000000 } from './migrations/1764770000000-discovery-parked-events.migration';
 import { DISCOVERY } from './discovery.constants';
 import { DiscoveryOutboxHeaders1764840000000 } from './migrations/1764840000000-discovery-outbox-headers.migration';
+import { DiscoveryParkedAnswer1764930000000 } from './migrations/1764930000000-discovery-parked-answer.migration';
 
 export function discoveryDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: DISCOVERY, schema: DISCOVERY, url, entities: [], migrations: [DiscoveryInit1764680000000, DiscoveryCatalog1764700000000, DiscoveryParkedEvents1764770000000, DiscoveryOutboxHeaders1764840000000] });
+  return serviceDataSourceOptions({ name: DISCOVERY, schema: DISCOVERY, url, entities: [], migrations: [DiscoveryInit1764680000000, DiscoveryCatalog1764700000000, DiscoveryParkedEvents1764770000000, DiscoveryOutboxHeaders1764840000000, DiscoveryParkedAnswer1764930000000] });
 }

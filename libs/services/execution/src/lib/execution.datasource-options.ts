@@ -8,7 +8,8 @@ import { ExecutionParkedEvents1764770000000 } from './migrations/1764770000000-e
 import { EXECUTION } from './execution.constants';
 import { ExecutionOutboxHeaders1764840000000 } from './migrations/1764840000000-execution-outbox-headers.migration';
 import { ExecutionDispatchedIndex1764900000000 } from './migrations/1764900000000-execution-dispatched-index.migration';
+import { ExecutionParkedAnswer1764930000000 } from './migrations/1764930000000-execution-parked-answer.migration';
 
 export function executionDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: EXECUTION, schema: EXECUTION, url, entities: [], migrations: [ExecutionInit1764680000000, ExecutionReconciliation1764730000000, ExecutionCallScope1764750000000, ExecutionParkedEvents1764770000000, ExecutionOutboxHeaders1764840000000, ExecutionCallLife1764860000000, ExecutionDispatchedIndex1764900000000] });
+  return serviceDataSourceOptions({ name: EXECUTION, schema: EXECUTION, url, entities: [], migrations: [ExecutionInit1764680000000, ExecutionReconciliation1764730000000, ExecutionCallScope1764750000000, ExecutionParkedEvents1764770000000, ExecutionOutboxHeaders1764840000000, ExecutionCallLife1764860000000, ExecutionDispatchedIndex1764900000000, ExecutionParkedAnswer1764930000000] });
 }

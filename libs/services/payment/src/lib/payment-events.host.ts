@@ -43,7 +43,7 @@ export class PaymentEventsHost extends ServiceEventsHost {
             // An x402 payment was recorded: verify and settle run once this transaction committed, outside it.
             if ((await this.placeHold.execute(manager, payload, envelope.eventId)) === 'x402-pending') afterCommit(() => this.settleX402.kick());
           }, {
-            onParked: ({ manager, payload, envelope }) => this.placeHold.refuseParked(manager, payload, envelope.eventId),
+            onParked: ({ manager, payload, intentId, eventId }) => this.placeHold.refuseParked(manager, { ...(payload ? { request: payload } : {}), ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) }),
           }),
           on(CallSettled, ({ manager, payload }) => this.resolveHold.capture(manager, payload.holdId, BigInt(payload.amount.amountMinor))),
           on(CallRefunded, ({ manager, payload }) => this.resolveHold.void(manager, payload.holdId)),

@@ -4,7 +4,7 @@ import { type EntityManager } from 'typeorm';
 import { accountKey, decideSpend, minuteStart, Movements, periodEnd, periodStart, slidingMinute, type SpendVerdict } from '@tollgate/accounting';
 import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { applyPosting, InsufficientBalance } from '@tollgate/persistence';
+import { applyPosting, InsufficientBalance, trySavepoint } from '@tollgate/persistence';
 import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
@@ -98,15 +98,17 @@ export class PlaceHoldUseCase {
   }
 
   /**
-   * Issue 21 point 3: this CallRequested could not be applied and is parked. The agent gets a final answer now instead
-   * of waiting on a hold that never comes: refused, nothing held, recorded so that a later re-drive changes nothing.
+   * This CallRequested could not be applied and is parked: the agent gets a final answer now instead of waiting on a
+   * hold that never comes. The refusal is recorded as any other (its charge row, so a later re-drive changes nothing)
+   * in a savepoint; when that write is what fails — the fault the park is about — or the message broke its contract,
+   * the PaymentRejected alone is sent: the park's record keeps the decision, and a re-drive leaves it standing.
    */
-  async refuseParked(manager: EntityManager, request: CallRequestedPayload, causationId: string): Promise<void> {
-    await this.refuse(manager, request, causationId, {
-      code: 'INTERNAL_SERVER_ERROR', retryable: false,
-      message: 'The platform could not process the payment of this call: no hold was placed and nothing was charged. This operation key keeps this answer; to try again, send a new key.',
-      details: { charged: false }, final: true,
-    });
+  async refuseParked(manager: EntityManager, parked: { request?: CallRequestedPayload; intentId?: string; causationId?: string }): Promise<void> {
+    const { request } = parked;
+    if (request && (await trySavepoint(manager, 'parked_refusal', () => this.refuse(manager, request, parked.causationId, PARKED_REFUSAL)))) return;
+    const intentId = parked.request?.intentId ?? parked.intentId;
+    if (!intentId) return; // nothing names a call: nobody waits on it
+    await this.outbox.append(manager, PaymentRejected, { intentId, ...rejectionOf(PARKED_REFUSAL) }, parked.causationId ? { causationId: parked.causationId } : {});
   }
 
   private async spendVerdict(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<{ verdict: SpendVerdict; approved: boolean; decided: boolean }> {
@@ -158,18 +160,12 @@ export class PlaceHoldUseCase {
   }
 
   /** Refuses the call: the charge row records it, PaymentRejected tells the gateway (nothing is held). */
-  async refuse(manager: EntityManager, request: CallRequestedPayload, causationId: string, r: Refusal): Promise<void> {
+  async refuse(manager: EntityManager, request: CallRequestedPayload, causationId: string | undefined, r: Refusal): Promise<void> {
     await Holds.recordRefusal(manager, {
       intent_id: request.intentId, owner_id: request.ownerId, agent_id: request.agentId, tool_id: request.toolId, arguments_hash: request.argumentsHash,
       asset: request.price.asset, outcome: 'rejected', code: r.code,
     });
-    await this.outbox.append(manager, PaymentRejected, {
-      intentId: request.intentId, code: r.code, message: r.message, retryable: r.retryable,
-      ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}),
-      ...(r.details ? { details: r.details } : {}),
-      ...(r.x402PaymentRequired ? { x402PaymentRequired: r.x402PaymentRequired } : {}),
-      ...(r.final ? { final: true } : {}),
-    }, { causationId });
+    await this.outbox.append(manager, PaymentRejected, { intentId: request.intentId, ...rejectionOf(r) }, causationId ? { causationId } : {});
   }
 }
 
@@ -181,4 +177,22 @@ function countersOf(r: CallRequestedPayload, amount: bigint, free: boolean, now:
     { kind: 'month', bucket: periodStart('month', now), key: asset, amount }, { kind: 'minute', bucket: minuteStart(now), key: asset, amount },
     ...(free ? [{ kind: 'free' as const, bucket: periodStart('day', now), key: r.toolId, amount: 0n }] : []),
   ];
+}
+
+/** What payment answers for a call whose CallRequested it parked: refused for good, nothing held or charged. */
+const PARKED_REFUSAL: Refusal = {
+  code: 'INTERNAL_SERVER_ERROR', retryable: false,
+  message: 'The platform could not process the payment of this call: no hold was placed and nothing was charged. This operation key keeps this answer; to try again, send a new key.',
+  details: { charged: false }, final: true,
+};
+
+/** A refusal as PaymentRejected carries it (beside the call's intentId). */
+function rejectionOf(r: Refusal) {
+  return {
+    code: r.code, message: r.message, retryable: r.retryable,
+    ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}),
+    ...(r.details ? { details: r.details } : {}),
+    ...(r.x402PaymentRequired ? { x402PaymentRequired: r.x402PaymentRequired } : {}),
+    ...(r.final ? { final: true } : {}),
+  };
 }

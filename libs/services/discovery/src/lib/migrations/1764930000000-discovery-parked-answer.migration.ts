@@ -1,0 +1,15 @@
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
+import { addParkedAnswerV4, dropParkedAnswerV4 } from '@tollgate/messaging';
+
+/** A parked event's final answer is given after the park commits, on its own (messaging tables version 4). */
+export class DiscoveryParkedAnswer1764930000000 implements MigrationInterface {
+  name = 'DiscoveryParkedAnswer1764930000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await addParkedAnswerV4(q, 'discovery');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await dropParkedAnswerV4(q, 'discovery');
+  }
+}
