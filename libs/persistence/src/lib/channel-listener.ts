@@ -14,7 +14,17 @@ export interface ChannelListenerOptions {
   /** First back-off (ms) after a loss, doubled per failed try up to `maxRetryMs` (defaults 250 and 5000). */
   retryMs?: number;
   maxRetryMs?: number;
+  /**
+   * How often the idle connection is probed (ms, default 5000), and how long a probe may take before the connection
+   * counts as lost (default 3000). A LISTEN connection sends nothing of its own: after a network drop leaves it
+   * half-open, only a probe finds out.
+   */
+  heartbeatMs?: number;
+  heartbeatTimeoutMs?: number;
 }
+
+/** TCP settings of every connection: keepalive probes on an idle socket, and a bound on connecting. */
+export const CONNECTION_SAFETY = { keepAlive: true, keepAliveInitialDelayMillis: 5_000, connectionTimeoutMillis: 5_000 } as const;
 
 /**
  * One PostgreSQL connection that LISTENs on its channels — what every in-process wake-up on a commit (a relay, a
@@ -28,6 +38,7 @@ export class ChannelListener {
   private stopped = true;
   private retryTimer?: NodeJS.Timeout;
   private failures = 0;
+  private heartbeat?: NodeJS.Timeout;
 
   constructor(private readonly options: ChannelListenerOptions) {}
 
@@ -40,6 +51,7 @@ export class ChannelListener {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    clearInterval(this.heartbeat);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
@@ -54,7 +66,7 @@ export class ChannelListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl, application_name: this.options.applicationName, connectionTimeoutMillis: 5_000 });
+    const client = new Client({ connectionString: this.options.databaseUrl, application_name: this.options.applicationName, ...CONNECTION_SAFETY });
     client.on('notification', (n) => {
       if (this.channels.includes(n.channel)) this.options.onNotification(n.payload ?? '', n.channel);
     });
@@ -73,11 +85,33 @@ export class ChannelListener {
       return;
     }
     this.client = client;
+    this.beat(client);
+  }
+
+  /** Probes the connection on a timer; a probe that fails or outlasts its bound means the connection is gone. */
+  private beat(client: Client): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => {
+      if (this.client !== client) return;
+      const bound = this.options.heartbeatTimeoutMs ?? 3_000;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`LISTEN connection did not answer a probe within ${bound} ms`)), bound);
+      });
+      Promise.race([client.query('SELECT 1'), late]).then(() => clearTimeout(timer), (err: unknown) => {
+        clearTimeout(timer);
+        this.lost(client, err);
+      });
+    }, this.options.heartbeatMs ?? 5_000);
+    this.heartbeat.unref();
   }
 
   private lost(client: Client, error: unknown): void {
     if (this.client !== client) return;
     this.client = undefined;
+    clearInterval(this.heartbeat);
+    // end() would wait for the half-open socket; the socket is dropped instead.
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     void client.end().catch(() => undefined);
     this.options.onLost?.(error);
     this.scheduleReconnect();

@@ -1,5 +1,6 @@
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
 import { Client } from 'pg';
+import { CONNECTION_SAFETY } from './channel-listener';
 import { PreparingClient } from './prepared-statements';
 
 export interface ServiceDataSourceSpec {
@@ -32,7 +33,7 @@ export function serviceDataSourceOptions(spec: ServiceDataSourceSpec): DataSourc
     migrationsRun: false,
     logging: false,
     // PreparingClient: each parameterised statement is parsed and planned once per connection (prepared-statements.ts).
-    extra: { max: spec.poolSize ?? 10, application_name: `tollgate-${spec.name}`, Client: PreparingClient },
+    extra: { max: spec.poolSize ?? 10, application_name: `tollgate-${spec.name}`, Client: PreparingClient, ...CONNECTION_SAFETY },
   };
 }
 
