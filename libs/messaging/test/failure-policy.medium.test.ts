@@ -47,7 +47,7 @@ describe('failureKind on real PostgreSQL errors (medium tier)', () => {
     expect(first.code ?? first.message).toMatch(/57P01|Connection terminated/);
     expect(failureKind(first)).toBe('transient');
     const after = await raised(victim.query('SELECT 1'));
-    expect(after.message).toMatch(/not queryable|Connection terminated/);
+    expect(after.code ?? after.message).toMatch(/not queryable|Connection terminated|ECONNRESET|EPIPE/);
     expect(failureKind(after)).toBe('transient');
   });
 

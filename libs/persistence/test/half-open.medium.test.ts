@@ -6,8 +6,16 @@
  */
 import net from 'node:net';
 import { Client } from 'pg';
-import { TEST_POSTGRES_URL, waitFor } from '@tollgate/testing';
 import { ChannelListener } from '../src';
+
+// Not from @tollgate/testing: it depends on this library.
+const TEST_POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+async function waitFor(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number, everyMs: number): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await probe());) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
 
 jest.setTimeout(60_000);
 
