@@ -96,6 +96,14 @@ export function isCancelDue(state: CallState): boolean {
   return state.cancelRequested !== undefined && state.request !== undefined && state.paymentRefused === undefined && Object.keys(state.attempts).length === 0;
 }
 
+/**
+ * Execution may still answer the call with a rejection of its own (its event for this call was parked): nothing was
+ * sent to a provider or decided for any attempt, and payment did not refuse it (then the agent has its answer).
+ */
+export function mayRejectUnsent(state: CallState): boolean {
+  return Object.keys(state.attempts).length === 0 && state.paymentRefused === undefined;
+}
+
 /** Whether the agent may still cancel: nothing sent to a provider and no answer yet (the gateway's view; execution decides). */
 export function mayCancel(state: CallState): boolean {
   return !isTerminal(state) && state.paymentRefused === undefined && attemptsOf(state).length === 0;

@@ -47,9 +47,14 @@ export type BatchApplier = (ctx: BatchContext) => Promise<void>;
  * `{ name, ...perBatch([CallDispatched, ResultReceived], (ctx) => ...) }`.
  */
 export function perBatch(
-  events: readonly EventDefinition<object>[], applyBatch: BatchApplier, options: { dedupedByModel?: boolean } = {},
+  events: readonly EventDefinition<object>[], applyBatch: BatchApplier,
+  options: { dedupedByModel?: boolean; onParked?: (event: EventDefinition<object>, ctx: ParkedContext<object>) => Promise<void> } = {},
 ): { handlers: EventHandler<object>[]; applyBatch: BatchApplier; dedupedByModel?: boolean } {
-  const handlers = events.map((event) => ({ event, handle: () => Promise.reject(new Error(`${event.type} is applied per batch`)) }));
+  const { onParked } = options;
+  const handlers = events.map((event): EventHandler<object> => ({
+    event, handle: () => Promise.reject(new Error(`${event.type} is applied per batch`)),
+    ...(onParked ? { onParked: (ctx: ParkedContext<object>) => onParked(event, ctx) } : {}),
+  }));
   return { handlers, applyBatch, ...(options.dedupedByModel ? { dedupedByModel: true } : {}) };
 }
 

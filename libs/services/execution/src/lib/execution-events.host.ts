@@ -7,6 +7,7 @@ import { EVENT_TRANSPORT, type EventTransport, on, perBatch, ServiceEventsHost, 
 import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
 import { HealthRegistry } from '@tollgate/observability';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
+import { RejectParkedCallUseCase } from './dispatch-call/reject-parked-call.usecase';
 import { EXECUTION, EXECUTION_OPTIONS } from './execution.constants';
 import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
 import { type ExecutionOptions } from './execution.options';
@@ -22,6 +23,7 @@ export class ExecutionEventsHost extends ServiceEventsHost {
     private readonly dispatch: DispatchCallUseCase,
     private readonly syncBindings: SyncBindingsUseCase,
     private readonly reconcile: ReconcileCallsUseCase,
+    private readonly rejectParked: RejectParkedCallUseCase,
   ) {
     super(serviceEventsSettings(EXECUTION, { dataSource, transport, health, options }));
   }
@@ -58,7 +60,13 @@ export class ExecutionEventsHost extends ServiceEventsHost {
           })));
           // Each provider call continues its own call's trace.
           for (const d of dispatches) await d.within(async () => afterCommit(() => this.dispatch.start(d.dispatch)));
-        }, { dedupedByModel: true }),
+        }, {
+          dedupedByModel: true,
+          // A parked request or hold: the agent gets EffectRejected (nothing sent) instead of waiting for its deadline.
+          onParked: async (event, { manager, intentId, eventId }) => {
+            if (event.type !== CallCancelRequested.type) await this.rejectParked.execute(manager, { ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) });
+          },
+        }),
         // A request alone is only recorded; it waits (up to 100 ms) for its hold, which dispatches it — one transaction, not two.
         deferrable: { topics: [CallRequested.topic], upToMs: 100 },
       },

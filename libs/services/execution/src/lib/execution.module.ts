@@ -3,6 +3,7 @@ import { useUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { adminTokenProvider } from '@tollgate/http';
 import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
+import { RejectParkedCallUseCase } from './dispatch-call/reject-parked-call.usecase';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
 import { ReconciliationsController } from './reconcile-calls/reconciliations.controller';
@@ -26,6 +27,7 @@ export class ExecutionModule {
         outboxWriterProvider(EXECUTION_OUTBOX, EXECUTION),
         adminTokenProvider(EXECUTION_ADMIN, options.adminToken),
         DispatchCallUseCase,
+        RejectParkedCallUseCase,
         ReconcileCallsUseCase,
         SyncBindingsUseCase,
         ExecutionEventsHost,
