@@ -9,3 +9,4 @@ export * from './lib/search-eval/eval-catalog.data';
 export * from './lib/call-events';
 export * from './lib/x402-facilitator';
 export * from './lib/own-postgres';
+export * from './lib/packet-drop';

@@ -20,6 +20,21 @@ export interface ReadinessStatus {
 
 export interface Readiness { ready: boolean; checks: Record<string, boolean>; figures: Record<string, number | null>; statuses: Record<string, string> }
 
+/**
+ * How long one check or figure may take before it counts as failed (unknown): a database whose packets are dropped
+ * leaves a query waiting for minutes, and a probe must still answer "not ready" at once.
+ */
+export const CHECK_TIMEOUT_MS = 2_000;
+
+/** `p`'s value, or `fallback` once it failed or took longer than `ms`. */
+function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  return Promise.race([p.catch(() => fallback), late]).finally(() => clearTimeout(timer));
+}
+
 /** Collects readiness checks from every service module hosted in this process. */
 @Injectable()
 export class HealthRegistry {
@@ -40,10 +55,10 @@ export class HealthRegistry {
   }
 
   async evaluate(): Promise<Readiness> {
-    const results = await Promise.all(
-      this.checks.map(async (c) => [c.name, await c.check().catch(() => false)] as const),
-    );
-    const figures = await Promise.all(this.figures.map(async (f) => [f.name, await f.read().catch(() => null)] as const));
+    const [results, figures] = await Promise.all([
+      Promise.all(this.checks.map(async (c) => [c.name, await within(c.check(), CHECK_TIMEOUT_MS, false)] as const)),
+      Promise.all(this.figures.map(async (f) => [f.name, await within<number | null>(f.read(), CHECK_TIMEOUT_MS, null)] as const)),
+    ]);
     const statuses = Object.fromEntries(this.statuses.map((s) => [s.name, s.read()]));
     return { ready: results.length > 0 && results.every(([, ok]) => ok), checks: Object.fromEntries(results), figures: Object.fromEntries(figures), statuses };
   }
