@@ -7,7 +7,7 @@ import fc from 'fast-check';
 
 export interface FuzzRequest {
   /** Which family of input this is, for the counts in the report. */
-  family: 'jsonrpc' | 'tool-call' | 'admin' | 'raw';
+  family: 'jsonrpc' | 'tool-call' | 'x402' | 'admin' | 'raw';
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path and query, relative to the system's base URL. */
   path: string;
@@ -159,3 +159,20 @@ export const rawRequest: fc.Arbitrary<FuzzRequest> = fc
     auth: fc.constantFrom<FuzzRequest['auth']>('agent', 'admin', 'none'),
   })
   .map(({ path, contentType, body, auth }) => ({ family: 'raw', method: 'POST', path, auth, contentType, body }) as FuzzRequest);
+
+/**
+ * A paid call with a well-formed x402 payment (`@@X402_<k>@@`: one of the suite's signed payments, most valid, some
+ * wrong), through call_tool or by name, under a fresh or a repeated operation key: these reach payment's facilitator.
+ */
+export const x402Call: fc.Arbitrary<FuzzRequest> = fc
+  .record({ id: fc.integer({ min: 1, max: 1e6 }), k: fc.nat(99), key: fc.oneof(fc.uuid(), fc.constantFrom('x402-repeat-1', 'x402-repeat-2')), wrap: fc.boolean(), text: fc.string({ maxLength: 20 }) })
+  .map(({ id, k, key, wrap, text }) => {
+    const args = JSON.stringify({ text });
+    const params = wrap
+      ? `{"name":"call_tool","arguments":{"name":"reverse_text","arguments":${args}}`
+      : `{"name":"reverse_text","arguments":${args}`;
+    return {
+      family: 'x402', method: 'POST', path: '/mcp/fuzz', auth: 'agent', contentType: 'application/json',
+      body: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params},"_meta":{"assay/idempotencyKey":${JSON.stringify(key)},"x402/payment":"@@X402_${k}@@"}}}`,
+    } as FuzzRequest;
+  });
