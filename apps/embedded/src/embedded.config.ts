@@ -3,10 +3,11 @@ import { EnvVar } from '@tollgate/config';
 import { WithX402Config } from '@tollgate/payment-service';
 import { WithReconcilerConfig } from '@tollgate/execution-service';
 import { WithCallDeadlineConfig } from '@tollgate/gateway-service';
+import { WithLedgerLingerConfig } from '@tollgate/ledger-service';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 
-/** `npm start`: the whole system in one process (the x402, reconciler and call-deadline settings are the services' own). Every variable is optional (x402's become required once a facilitator is set). */
-export class EmbeddedConfig extends WithCallDeadlineConfig(WithReconcilerConfig(WithX402Config(class {}))) {
+/** `npm start`: the whole system in one process (the x402, reconciler, call-deadline and ledger-linger settings are the services' own). Every variable is optional (x402's become required once a facilitator is set). */
+export class EmbeddedConfig extends WithLedgerLingerConfig(WithCallDeadlineConfig(WithReconcilerConfig(WithX402Config(class {})))) {
   @EnvVar({ description: 'HTTP port for the gateway, admin APIs, ledger and sample providers.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3000;

@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       ExecutionModule.register({ ...base, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS, stallGraceMs: config.EXECUTION_STALL_GRACE_MS, adminToken, upstreamCredentials }),
       PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, ...config.x402Options() }),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
-      LedgerModule.register({ ...base, adminToken }),
+      LedgerModule.register({ ...base, adminToken, lingerMs: config.LEDGER_LINGER_MS }),
     ],
   })
   class EmbeddedAppModule {}

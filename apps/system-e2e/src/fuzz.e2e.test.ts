@@ -153,7 +153,7 @@ describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases
     // x402 on, verified and settled by the stand-in facilitator in its own process.
     facilitator = await startTestFacilitator({ stateFile: `${os.tmpdir()}/tollgate-fuzz-facilitator-${process.pid}.json` });
     system = await startEmbeddedSystem('fuzz', {
-      LOG_LEVEL: 'error', GATEWAY_TRUSTED_PROXIES: '127.0.0.1', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', PAYMENT_X402_FACILITATOR: facilitator.url, PAYMENT_X402_CHAIN_RPC: facilitator.rpcUrl, PAYMENT_X402_NETWORK: 'eip155:84532', PAYMENT_X402_PAY_TO: '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c',
+      LOG_LEVEL: 'error', GATEWAY_TRUSTED_PROXIES: '127.0.0.1', LEDGER_LINGER_MS: '10', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', PAYMENT_X402_FACILITATOR: facilitator.url, PAYMENT_X402_CHAIN_RPC: facilitator.rpcUrl, PAYMENT_X402_NETWORK: 'eip155:84532', PAYMENT_X402_PAY_TO: '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c',
     });
     admin = system.adminToken;
     base = system.base;

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallLifeEvents, type EventDefinition, MoneyEvents } from '@tollgate/contracts';
-import { type ServiceRuntimeOptions } from '@tollgate/config';
 import { EVENT_TRANSPORT, type EventTransport, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
+import { type LedgerOptions } from './ledger.options';
 import { LEDGER, LEDGER_OPTIONS } from './ledger.constants';
 import { ArchiveEventUseCase } from './archive-events/archive-event.usecase';
 import { ProjectJournalUseCase } from './project-journal/project-journal.usecase';
@@ -15,7 +15,7 @@ export class LedgerEventsHost extends ServiceEventsHost {
   constructor(
     @InjectDataSource(LEDGER) private readonly dataSource: DataSource,
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
-    @Inject(LEDGER_OPTIONS) options: ServiceRuntimeOptions,
+    @Inject(LEDGER_OPTIONS) private readonly options: LedgerOptions,
     health: HealthRegistry,
     private readonly record: RecordTimelineUseCase,
     private readonly journal: ProjectJournalUseCase,
@@ -42,7 +42,7 @@ export class LedgerEventsHost extends ServiceEventsHost {
     return [
       {
         name: 'ledger.timeline',
-        lingerMs: 200,
+        lingerMs: this.options.lingerMs ?? 200,
         ...perBatch([...CallLifeEvents, ...MoneyEvents] as EventDefinition<object>[], async ({ events, manager }) => {
           await this.archive.appendAll(manager, events);
           await this.record.executeAll(manager, events.filter((e) => callLife.has(e.type)).map((e) => ({ ...e, intentId: (e.payload as { intentId: string }).intentId })));

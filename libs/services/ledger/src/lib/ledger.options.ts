@@ -6,4 +6,6 @@ export interface LedgerOptions extends ServiceRuntimeOptions {
    * operator. Without one the admin API refuses every call.
    */
   adminToken?: string;
+  /** How long (ms) events are gathered before they are projected together (default 200). */
+  lingerMs?: number;
 }
