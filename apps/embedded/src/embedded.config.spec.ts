@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@tollgate/config';
 import { EmbeddedConfig } from './embedded.config';
 
-/** Issue 21 points 2 and 5: the embedded host reads and checks x402 exactly as the payment app does. */
+/** The embedded host reads and checks x402 exactly as the payment app does. */
 describe('EmbeddedConfig (x402)', () => {
   it('is off by default', () => {
     expect(loadConfig(EmbeddedConfig, {}).x402Options().x402Facilitator).toEqual({ kind: 'off' });

@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const demoPath = path.join(dataDir, 'demo.json');
   const previous: DemoFile | undefined = existsSync(demoPath) ? JSON.parse(readFileSync(demoPath, 'utf8')) : undefined;
   const adminToken = previous?.adminToken ?? randomBytes(24).toString('base64url');
-  // /metrics needs a token (issue 21 point 5): the configured one, else one generated once and kept in demo.json.
+  // /metrics needs a token: the configured one, else one generated once and kept in demo.json.
   const metricsToken = process.env['METRICS_OPEN'] === 'true' ? undefined : (process.env['METRICS_TOKEN'] || previous?.metricsToken || randomBytes(24).toString('base64url'));
   if (metricsToken) process.env['METRICS_TOKEN'] = metricsToken;
 
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     : await startEmbeddedPostgresLogged(dataDir, config.EMBEDDED_PG_PORT);
   await ensureDatabase(pg.url);
 
-  // The sample providers serve on their own loopback port behind a token only this process knows (issue 12 point 4).
+  // The sample providers serve on their own loopback port behind a token only this process knows.
   const providersToken = randomBytes(24).toString('base64url');
   const providers = await startNestApp({ service: 'sample-providers', host: '127.0.0.1', port: config.SAMPLE_PROVIDERS_PORT,
     module: SampleProvidersModule.register({ adminToken: providersToken, maxSessions: 64, sessionIdleMs: 300_000 }) });
@@ -151,7 +151,7 @@ async function seedDemoMoney(url: string, adminToken: string, ownerId: string | 
   await call('PATCH', '/admin/tools/reverse_text', { priceMinor: DEMO_PRICE_MINOR, asset: 'USDC' });
   await call('PATCH', '/admin/tools/create_review_ticket', { priceMinor: DEMO_WRITE_PRICE_MINOR, asset: 'USDC' });
   await call('POST', '/admin/mcp-urls', { slug: 'demo-search', discoveryMode: 'search' });
-  // Issue 21 point 6: finance staff get a finance-role token (no operation keys, no signed payments); ops a separate
+  // Finance staff get a finance-role token (no operation keys, no signed payments); ops a separate
   // operator token.
   const finance = await call('POST', '/admin/finance-tokens', { label: 'demo finance', role: 'finance' });
   const operator = await call('POST', '/admin/finance-tokens', { label: 'demo operator', role: 'operator' });

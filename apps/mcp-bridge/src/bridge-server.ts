@@ -17,7 +17,7 @@ const SIGN_IN_TOOL: Tool = {
  * HTTP towards the gateway. Not signed in, it lists only assay_sign_in; once
  * the owner approves the device it lists the gateway's tools (and tells the
  * client with notifications/tools/list_changed) and forwards calls unchanged.
- * Both MCP eras (issue 20 point 1): `serveStdio` asks `createServer` for the
+ * Both MCP eras: `serveStdio` asks `createServer` for the
  * instance of the connection (2026-07-28 or 2025, as the client opens it), and
  * the gateway is reached in its newest era.
  */

@@ -26,7 +26,7 @@ const program = new Command('tollgate-policy-mcp')
 async function main(): Promise<void> {
   const { policyRoot, timeoutMs } = program.opts<{ policyRoot: string; timeoutMs: number }>();
   const tools = new PolicyToolsService(policyRoot, new WorkerEvaluator(), { timeoutMs });
-  // Both MCP eras on stdio (issue 20 point 1): the connection's opening picks the era; one server serves it.
+  // Both MCP eras on stdio: the connection's opening picks the era; one server serves it.
   // An invalid line is dropped (P5: no response); it is noted on stderr without its content.
   const connection = serveStdio(() => createPolicyMcpServer(tools), {
     onerror: () => process.stderr.write('tollgate-policy-mcp: ignored a line that is not a JSON-RPC message\n'),

@@ -15,7 +15,7 @@ export async function connectAgent(mcpUrl: string, credential: string): Promise<
 }
 
 /**
- * An agent on the current protocol (issue 20 point 7): the official SDK v2 client pinned to 2026-07-28 — no
+ * An agent on the current protocol: the official SDK v2 client pinned to 2026-07-28 — no
  * `initialize`, `server/discover` first, the `_meta` envelope and `Mcp-Method` headers on every request, and no
  * fallback to the 2025 handshake.
  */
@@ -66,7 +66,7 @@ export async function timelineWhen(callsUrl: string, intentId: string, done: (t:
   }, 30_000, 200);
 }
 
-/** The assertions of issue 2 point 6 on one call's ledger timeline (B4: three separate durable facts). */
+/** What one call's ledger timeline must show (B4: three separate durable facts). */
 export function expectThreeSeparateFacts(t: Timeline): void {
   const one = (type: string) => {
     const entries = t.timeline.filter((e) => e.type === type);

@@ -1,5 +1,5 @@
 /**
- * Issue 6, G2: the real tollgate-mcp bridge process (stdio) against the
+ * G2: the real tollgate-mcp bridge process (stdio) against the
  * gateway (embedded mode), driven by the official SDK Client as a desktop MCP
  * client would: not signed in → approve on the gateway's page → tools listed
  * (tools/list_changed) → assay_sign_in says connected; another window; an
@@ -117,7 +117,7 @@ describe('tollgate-mcp: local stdio bridge and device sign-in (G2)', () => {
     expect(await signIn(restarted)).toBe(CONNECTED);
   });
 
-  it('serves a desktop client pinned to 2026-07-28 the same tools, resumed from the saved credential (issue 20 point 1)', async () => {
+  it('serves a desktop client pinned to 2026-07-28 the same tools, resumed from the saved credential', async () => {
     const modern = new ModernClient({ name: 'desktop-client-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     try {
       await modern.connect(new ModernStdio({
@@ -171,7 +171,7 @@ describe('tollgate-mcp: local stdio bridge and device sign-in (G2)', () => {
     await expect(d.callTool({ name: 'assay_sign_in', arguments: {} })).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/lock/) });
   });
 
-  describe('device sign-ins are hardened (issue 12 point 5)', () => {
+  describe('device sign-ins are hardened', () => {
     const start = () => fetch(`${base}/signin/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ deviceName: 'probe', slug: 'demo' }) });
 
     it('never stores the credential it hands over: the poll mints it, once', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 4 (B4, B5, C4, C6, C8, C9, G10, R4–R6): the call life with every app its
+ * B4, B5, C4, C6, C8, C9, G10, R4–R6: the call life with every app its
  * own process on the real Kafka broker and PostgreSQL — writes confirmed by
  * read-back, a response lost after the write and a killed execution process
  * reconciled by operation key (never a second ticket), fallback between
@@ -19,7 +19,7 @@ const CALL_DEADLINE_MS = 4000;
 
 const count = (t: Timeline, type: string) => t.timeline.filter((e) => e.type === type).length;
 
-describe('the call life (issue 4)', () => {
+describe('the call life', () => {
   let system: DistributedSystem;
   let adminToken: string;
   let pg: PgClient;
@@ -270,7 +270,7 @@ describe('the call life (issue 4)', () => {
       expect(await attempts(intentId)).toHaveLength(1);
     });
 
-    it('the reconciliation report lists the unknown outcome; `reconcile resolve` by operation key records the decision (issue 13)', async () => {
+    it('the reconciliation report lists the unknown outcome; `reconcile resolve` by operation key records the decision', async () => {
       const key = `probe-report-${Date.now()}`;
       await call('launch_probe', { delayMs: CALL_DEADLINE_MS + 2000 }, key);
       const intentId = (await intentOfKey(key))!;

@@ -1,5 +1,5 @@
 /**
- * Issue 20 point 3: long paid calls as tasks (the official tasks extension, `io.modelcontextprotocol/tasks`, on the
+ * Long paid calls as tasks (the official tasks extension, `io.modelcontextprotocol/tasks`, on the
  * 2026-07-28 revision), in distributed mode — every service its own process on the real Kafka broker. A call still
  * running when the gateway's wait ends becomes a task whose id is the call's intentId; tasks/get reports the
  * call-life status and, once answered, the answer with its receipt (the same one the operation key replays);
@@ -21,7 +21,7 @@ const DEPOSIT = 10_000;
 
 type RpcAnswer = { status: number; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
 
-describe('paid calls as tasks, 2026-07-28 (issue 20 point 3)', () => {
+describe('paid calls as tasks, 2026-07-28', () => {
   let system: DistributedSystem;
   let pg: PgClient;
   let mcpUrl: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 3 end to end: discovery, two gateway instances, execution, payment and
+ * End to end: discovery, two gateway instances, execution, payment and
  * the sample providers, each its own process on the real Kafka broker and
  * PostgreSQL. Every assertion drives the gateway as an agent does — the
  * official MCP SDK Client over Streamable HTTP — or discovery's admin API as
@@ -30,7 +30,7 @@ interface SearchOut {
 }
 
 
-describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
+describe('catalog, MCP URLs, search_tools and get_tool', () => {
   const processes: RunningProcess[] = [];
   const ports = {} as Record<Service, number>;
   const adminToken = randomBytes(18).toString('base64url');
@@ -506,7 +506,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
     const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
 
     it('search mode lists the accessible pinned tools plus search_tools, get_tool, call_tool', async () => {
-      // With a policy root configured, the self-verification tools follow the hosted ones (issue 6).
+      // With a policy root configured, the self-verification tools follow the hosted ones.
       expect(await names(await agent('all-search'))).toEqual(['get_weather', 'search_tools', 'get_tool', 'call_tool', 'assay_check_args', 'assay_check_sequence', 'assay_policy_decide']);
     });
 
@@ -549,7 +549,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
     });
   });
 
-  describe('access policy and policy tools on the gateway (issue 6)', () => {
+  describe('access policy and policy tools on the gateway', () => {
     const pg = () => new PgClient({ connectionString: db.url });
     async function counts(c: PgClient) {
       const one = async (sql: string) => Number((await c.query(sql)).rows[0].n);
@@ -672,7 +672,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       expect(await codeOf(await raw('soon-disabled', `Bearer ${creds['a1']!.credential}`))).toBe('MCP_URL_NOT_FOUND');
     });
 
-    it('issue 12: MCP_AUTH_RATE_LIMITED after 20 failures from one address — yet a valid credential behind it still works', async () => {
+    it('MCP_AUTH_RATE_LIMITED after 20 failures from one address — yet a valid credential behind it still works', async () => {
       await atStartOfMinuteWindow();
       const from = '203.0.113.7';
       for (let i = 0; i < 20; i++) expect((await raw('auth-probe', `Bearer tg_guess-${i}`, from)).status).toBe(401);
@@ -686,7 +686,7 @@ describe('catalog, MCP URLs, search_tools and get_tool (issue 3)', () => {
       expect(await codeOf(await raw('auth-probe', 'Bearer tg_guess-next', '203.0.113.8'))).toBe('MCP_CREDENTIAL_INVALID');
     });
 
-    it('issue 12: one wrong secret presented from many addresses is limited per secret (10)', async () => {
+    it('one wrong secret presented from many addresses is limited per secret (10)', async () => {
       await atStartOfMinuteWindow();
       for (let i = 0; i < 10; i++) expect((await raw('auth-probe', 'Bearer tg_sprayed', `198.51.100.${i + 1}`)).status).toBe(401);
       expect(await codeOf(await raw('auth-probe', 'Bearer tg_sprayed', '198.51.100.200'))).toBe('MCP_AUTH_RATE_LIMITED');

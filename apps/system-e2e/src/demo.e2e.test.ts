@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 6: what a new user gets from `npm start` — a funded demo wallet, priced tools beside free ones, a
+ * What a new user gets from `npm start` — a funded demo wallet, priced tools beside free ones, a
  * writing tool that confirms its effect by read-back, a search-mode URL, a finance token and the console URL, printed
  * and written to demo.json. The README's five-minute walkthrough, run as a test: one paid call and its receipt, a paid
  * write confirmed by read-back, the call's timeline through the finance API, a replay with verify.
@@ -13,7 +13,7 @@ import { callThrough, connectAgent, type EmbeddedSystem, errorOf, receiptOf, run
 
 jest.setTimeout(240_000);
 
-describe('npm start: the demo (issue 13 point 6)', () => {
+describe('npm start: the demo', () => {
   let system: EmbeddedSystem;
   let agent: Client;
 
@@ -35,7 +35,7 @@ describe('npm start: the demo (issue 13 point 6)', () => {
     expect(system.demo['operatorToken']).not.toBe(system.demo['financeToken']);
   });
 
-  it('the finance token is a finance role, the operator token an operator (issue 21 point 6)', async () => {
+  it('the finance token is a finance role, the operator token an operator', async () => {
     const byKey = (token: string) => fetch(`${system.base}/calls?operationKey=demo-1`, { headers: { authorization: `Bearer ${token}` } });
     expect((await byKey(system.demo['financeToken']!)).status).toBe(403);
     expect((await byKey(system.demo['operatorToken']!)).status).toBe(200);
@@ -64,7 +64,7 @@ describe('npm start: the demo (issue 13 point 6)', () => {
     expect(replay.out).toContain('"differences": []');
   });
 
-  it('runs the README\'s operation-key step literally: the retry with its _meta returns the same receipt and charges once (issue 21 point 1, B5)', async () => {
+  it('runs the README\'s operation-key step literally: the retry with its _meta returns the same receipt and charges once (B5)', async () => {
     const readme = readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
     const step = readme.slice(readme.indexOf('### Five minutes with the demo'));
     const metaText = /Add `_meta: (\{[^`]*\})`/.exec(step)?.[1];

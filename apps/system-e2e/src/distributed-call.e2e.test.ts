@@ -1,5 +1,5 @@
 /**
- * Issue 2, point 6 (B3, B4): every service as its own process on the real
+ * B3, B4: every service as its own process on the real
  * Kafka broker and PostgreSQL; an agent (official MCP SDK client) calls
  * call_tool for server-everything's `echo`; the ledger shows dispatched,
  * result-received and effect-confirmed as separate facts.

@@ -1,8 +1,8 @@
 /**
- * Issue 11 point 6 (distributed): during paid writing calls, every service is killed with SIGKILL once (gateway,
+ * Distributed mode: during paid writing calls, every service is killed with SIGKILL once (gateway,
  * execution, payment, settlement, ledger — each restarted after a moment), the Kafka broker is restarted, and the
- * PostgreSQL server — one this test started itself, never the machine's — is restarted; both restarts are asserted
- * (issue 21 point 4). Every
+ * PostgreSQL server — one this test started itself, never the machine's — is restarted; both restarts are asserted.
+ * Every
  * key retried: at most one creation per key at the provider, each final answer agrees with the provider (a success
  * exactly when the ticket exists), every hold captured or released once, each service's books balanced, and the
  * ledger has every call.
@@ -24,7 +24,7 @@ const PRICE = 100n;
 const DEPOSIT = 1_000_000n;
 const UNKNOWN_OUTCOME = new Set(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_ATTEMPT_STALLED']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Issue 21 point 7: how long the database refuses connections. */
+/** How long the database refuses connections. */
 const OUTAGE_MS = 10_000;
 
 /** The broker can be restarted only when this checkout's infra/kafka runs it (not an external KAFKA_BROKERS cluster). */
@@ -37,7 +37,7 @@ function kafka(command: 'status' | 'stop' | 'start'): boolean {
   }
 }
 
-describe('distributed mode survives a kill -9 of each service, a broker restart and a PostgreSQL restart mid-load (issue 11)', () => {
+describe('distributed mode survives a kill -9 of each service, a broker restart and a PostgreSQL restart mid-load', () => {
   let system: DistributedSystem;
   let server: OwnPostgres;
   let databaseUrl: string;
@@ -139,7 +139,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
         if (kafka('start')) done.push('kafka');
       }
       await sleep(1500);
-      // Issue 21 point 7 (distributed): the database refuses connections for 10 s; every service says so, then recovers.
+      // Distributed mode: the database refuses connections for 10 s; every service says so, then recovers.
       await server.stop();
       const downSince = Date.now();
       while (Date.now() - downSince < OUTAGE_MS) {
@@ -219,7 +219,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     await waitFor('the ledger has every answered call', async () =>
       (await pg.query('SELECT count(DISTINCT intent_id)::int AS n FROM ledger.timeline_entry WHERE intent_id = ANY($1)', [intents])).rows[0].n === new Set(intents).size, 60_000, 500);
 
-    // The ledger's event archive (issue 13 point 1) came through every kill whole: each event the ledger applied is
+    // The ledger's event archive came through every kill whole: each event the ledger applied is
     // archived once, the chain verifies without a gap, and the books reconcile with the journal (point 2).
     const verdict = (await (await fetch(`${system.url('ledger')}/admin/archive/verify`, { headers: { authorization: `Bearer ${system.adminToken}` } })).json()) as { ok: boolean; rows: number };
     expect(verdict.ok).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * Issue 2, point 7: the embedded default (one process, the event log in PostgreSQL,
+ * The embedded default (one process, the event log in PostgreSQL,
  * embedded PostgreSQL) serves the same call as the distributed system.
  */
 import { readFileSync } from 'node:fs';
@@ -60,7 +60,7 @@ describe('embedded mode (npm start): one call end to end', () => {
     expectThreeSeparateFacts(t);
   });
 
-  it('keeps serving calls, and settling them, while another session holds a transaction open in the same database (issue 19 point 4)', async () => {
+  it('keeps serving calls, and settling them, while another session holds a transaction open in the same database', async () => {
     // An idle session inside a transaction that has an id (a migration, an index build, a forgotten psql): the old
     // log delivered nothing newer than it, so every call waited for it.
     const idle = new PgClient({ connectionString: demo.databaseUrl });
@@ -92,7 +92,7 @@ describe('embedded mode (npm start): one call end to end', () => {
     expect(result.structuredContent).toEqual({ words: 3, characters: 13 });
   });
 
-  it('does not serve the sample providers on the public port (issue 12 point 4): the paid demo tool is reachable only through the gateway', async () => {
+  it('does not serve the sample providers on the public port: the paid demo tool is reachable only through the gateway', async () => {
     for (const p of ['/providers/text-tools/mcp', '/providers/review-tickets/faults', '/providers/mutable-tools/mcp']) {
       const r = await fetch(`${base}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
@@ -100,7 +100,7 @@ describe('embedded mode (npm start): one call end to end', () => {
     }
   });
 
-  describe('slow and idle connections, unreadable paths (issue 12 point 5)', () => {
+  describe('slow and idle connections, unreadable paths', () => {
     /** Opens a raw TCP connection, runs `talk` on it, and resolves with how long it stayed open. */
     const openFor = (talk: (s: net.Socket) => void) => new Promise<number>((resolve) => {
       const t0 = Date.now();
@@ -138,9 +138,9 @@ describe('embedded mode (npm start): one call end to end', () => {
     });
   });
 
-  it('serves Prometheus metrics to a scrape with the metrics token: calls by outcome, HTTP latency, readiness figures (issue 13 point 5)', async () => {
+  it('serves Prometheus metrics to a scrape with the metrics token: calls by outcome, HTTP latency, readiness figures', async () => {
     await callToolWhenListed(agent, 'word_count', { text: 'metrics please' });
-    // Issue 21 point 5: a local caller without the token is refused; the token is in demo.json (0600, like the folder).
+    // A local caller without the token is refused; the token is in demo.json (0600, like the folder).
     const refused = await fetch(`${base}/metrics`);
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ code: 'METRICS_TOKEN_INVALID' });
@@ -172,7 +172,7 @@ describe('embedded mode (npm start): one call end to end', () => {
     expect(r._meta?.['assay/error']).toMatchObject({ code: 'TOOL_NOT_IN_TOOLSET', retryable: false });
   });
 
-  describe('hostile input is refused at the edge (issue 12 point 5)', () => {
+  describe('hostile input is refused at the edge', () => {
     const rpc = async (body: string) => {
       const r = await fetch(demo.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${demo.credential}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
       return { status: r.status, text: await r.text() };

@@ -1,5 +1,5 @@
 /**
- * Issue 11 points 1 and 6: the embedded mode crashed in the middle of 40 concurrent paid writing calls — its whole
+ * The embedded mode crashed in the middle of 40 concurrent paid writing calls — its whole
  * process group (Node and the embedded PostgreSQL) killed with SIGKILL, or stopped with SIGTERM — then started again on
  * the same data dir. Every key retried: no effect performed twice, every key ends with its result or an explicit
  * unknown-outcome answer, every call the gateway answered for is in the ledger, every hold captured or released, and
@@ -27,7 +27,7 @@ const UNKNOWN_OUTCOME = new Set(['IDEMPOTENCY_RESULT_UNAVAILABLE', 'IDEMPOTENCY_
 
 interface Tickets { tickets: { operationKey: string }[]; inFlight: number; received: Record<string, number> }
 
-describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its process group mid-load (issue 11)', (signal) => {
+describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its process group mid-load', (signal) => {
   let dataDir: string;
   let providers: RunningProcess;
   let providersUrl: string;
@@ -161,7 +161,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
     }, 120_000, 1000);
     expect(BigInt(wallet.available)).toBe(DEPOSIT - PRICE * BigInt(settledCalls));
 
-    // The ledger's event archive (issue 13 point 1) came through the crash whole: every event the ledger applied is
+    // The ledger's event archive came through the crash whole: every event the ledger applied is
     // archived, once (event ids are unique), and the chain verifies from position 1 without a gap.
     const verdict = (await (await fetch(`${base}/admin/archive/verify`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { ok: boolean; rows: number };
     expect(verdict.ok).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 2 through the running embedded system: a funded owner's paid call shows in the journal (filters,
+ * Through the running embedded system: a funded owner's paid call shows in the journal (filters,
  * cursor pages), the CSV export and the statement, which agree with the balances; owner-limited tokens stay in their
  * owner; bad cursors and periods get the shared refusal shape.
  */
@@ -12,7 +12,7 @@ jest.setTimeout(180_000);
 
 interface Entry { occurredAt: string; postingId: string; seq: number; kind: string; intentId: string | null; account: string; asset: string; amountMinor: string }
 
-describe('finance API: journal, CSV, statements (issue 13 point 2)', () => {
+describe('finance API: journal, CSV, statements', () => {
   let system: EmbeddedSystem;
   let base: string;
   let admin: string;
@@ -57,7 +57,7 @@ describe('finance API: journal, CSV, statements (issue 13 point 2)', () => {
     await system?.stop();
   });
 
-  it('filters the journal by tool, agent and recorded time, and summarises per owner and per provider, amounts readable (issue 21 point 6)', async () => {
+  it('filters the journal by tool, agent and recorded time, and summarises per owner and per provider, amounts readable', async () => {
     const all = (await json(`/journal?intentId=${intentId}`, tokens.all))['entries'] as (Entry & { amount: string })[];
     const byTool = (await json('/journal?tool=reverse_text', tokens.all))['entries'] as Entry[];
     expect(new Set(byTool.map((e) => e.intentId))).toEqual(new Set([intentId]));

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * Issue 13 point 3 in a real browser: Debian's Chromium, headless, driven by playwright-core (no browser download),
+ * In a real browser: Debian's Chromium, headless, driven by playwright-core (no browser download),
  * against the running embedded system's console at /console. A finance user signs in with a finance token, sees the
  * overview's charts and figures, filters the journal, opens a call by intentId and by operation key and sees its
  * timeline, downloads a statement and the journal as CSV and checks their rows, and runs the reconciliation report.
@@ -19,7 +19,7 @@ jest.setTimeout(240_000);
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(__dirname, '../screenshots');
 
-describe('finance console in headless Chromium (issue 13 point 3)', () => {
+describe('finance console in headless Chromium', () => {
   let system: EmbeddedSystem;
   let browser: Browser;
   let page: Page;
@@ -72,7 +72,7 @@ describe('finance console in headless Chromium (issue 13 point 3)', () => {
     await signIn(financeToken);
     await page.waitForSelector('[data-metric="Paid calls"] b');
     expect(await page.textContent('[data-metric="Paid calls"] b')).toBe('3');
-    // Issue 21 point 6: amounts in the asset's decimals, with the asset (USDC: 6 decimals; 750 minor units = 0.00075).
+    // Amounts in the asset's decimals, with the asset (USDC: 6 decimals; 750 minor units = 0.00075).
     expect(await page.textContent('[data-metric="Volume"] b')).toBe('0.00075 USDC');
     expect(await page.textContent('[data-metric="Fees (revenue)"] b')).toBe('0.000075 USDC');
     expect(await page.textContent('[data-metric="Provider payables"] b')).toBe('0.000675 USDC');
@@ -89,7 +89,7 @@ describe('finance console in headless Chromium (issue 13 point 3)', () => {
     await page.click('nav a[href="#journal"]');
     await page.fill('#journal-form [name=ownerId]', ownerId);
     await page.selectOption('#journal-form [name=kind]', 'capture');
-    // Issue 21 point 6: by tool too (the calls were reverse_text).
+    // By tool too (the calls were reverse_text).
     await page.fill('#journal-form [name=tool]', 'reverse_text');
     await page.click('#journal-form button[type=submit]');
     await page.waitForFunction(() => document.querySelectorAll('#journal-table tbody tr').length > 0);

@@ -1,5 +1,5 @@
 /**
- * Issue 12 point 8: property-based fuzzing of the running embedded system. fast-check generates MCP JSON-RPC
+ * Property-based fuzzing of the running embedded system. fast-check generates MCP JSON-RPC
  * messages, tool arguments, `_meta` (operation keys, x402 payloads), admin and finance requests and raw bodies
  * (`fuzz/fuzz-arbitraries.ts`); each is sent over HTTP, one at a time, and must get:
  * - no 5xx, no hang (20 s), and the process still alive and ready at the end;
@@ -10,7 +10,7 @@
  *   is the same before and after every refused request — where a refusal is itself recorded (a call payment refused:
  *   its call row, its rejected charge, its CallRequested/PaymentRejected facts), only those refusal records may appear.
  *   The digest is retaken only after some row of those tables was written (a row trigger counts writes: WATCH_SQL).
- * x402 is on, against the stand-in facilitator in its own process (issue 21 point 4).
+ * x402 is on, against the stand-in facilitator in its own process.
  * FUZZ_CASES sets the number of cases (10,000 in CI; `npm run fuzz` runs 100,000), FUZZ_SEED replays a run.
  */
 import os from 'node:os';
@@ -111,7 +111,7 @@ const isRefusal = (a: Answer): boolean => {
   }
 };
 
-describe(`fuzzing the running embedded system (issue 12 point 8): ${CASES} cases, seed ${SEED}`, () => {
+describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, () => {
   let system: EmbeddedSystem;
   let facilitator: TestFacilitator;
   let base: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 3: the official MCP conformance suite (@modelcontextprotocol/conformance
+ * The official MCP conformance suite (@modelcontextprotocol/conformance
  * 0.1.13, server scenarios) against a gateway URL. The suite sends no
  * credential, so a loopback proxy in the test adds the agent's bearer header
  * — exactly what an agent's MCP client does. Failures must match the

@@ -1,5 +1,5 @@
 /**
- * Issue 20 points 2 and 7: both MCP eras on the same gateway URL. The official SDK v2 client pinned to 2026-07-28
+ * Both MCP eras on the same gateway URL. The official SDK v2 client pinned to 2026-07-28
  * and the 2025-era client (`@modelcontextprotocol/sdk` 1.x) get the same agent-facing behaviour — search_tools,
  * get_tool, call_tool and direct tools, receipts, operation keys, refusals in the shared error shape, the tools/list
  * rate limit — and the 2026-07-28 wire rules (server/discover, header checks, caching hints, resultType) hold.
@@ -15,7 +15,7 @@ jest.setTimeout(240_000);
 const MODERN = '2026-07-28';
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
 
-describe('both MCP eras on one gateway URL (issue 20)', () => {
+describe('both MCP eras on one gateway URL', () => {
   let system: EmbeddedSystem;
   let modern: ModernClient;
   let legacy: Client;
@@ -200,7 +200,7 @@ describe('both MCP eras on one gateway URL (issue 20)', () => {
     }
   });
 
-  it('approval required, 2026-07-28: an input_required prompt; once the owner approves and the client confirms, the same call runs, charged once (issue 20 point 4)', async () => {
+  it('approval required, 2026-07-28: an input_required prompt; once the owner approves and the client confirms, the same call runs, charged once', async () => {
     const agentId = (await postJson(`${system.base}/admin/owners/${system.demo['ownerId']}/agents`, { name: 'Approval agent' }, system.adminToken)).json['agentId'] as string;
     const credential = (await postJson(`${system.base}/admin/agents/${agentId}/credentials`, {}, system.adminToken)).json['credential'] as string;
     const policy = await fetch(`${system.base}/admin/owners/${system.demo['ownerId']}/agents/${agentId}/spend-policy`, {

@@ -1,5 +1,5 @@
 /**
- * Issue 4 (B5, G5.2, G8): operation keys, with every service its own process on
+ * B5, G5.2, G8: operation keys, with every service its own process on
  * the real Kafka broker and PostgreSQL. The database decides which of
  * concurrent requests with one key runs the call; every repeat gets the stored
  * answer, or is told why not, and nothing is ever dispatched twice.
@@ -19,7 +19,7 @@ const STALL_GRACE_MS = 1000;
 const CALL_WAIT_MS = 3000;
 
 
-describe('operation keys (issue 4: B5, G5.2, G8)', () => {
+describe('operation keys (B5, G5.2, G8)', () => {
   let system: DistributedSystem;
   let adminToken: string;
   let pg: PgClient;
@@ -167,7 +167,7 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     expect(await ticketsFor(key)).toHaveLength(1);
   });
 
-  it('a call whose deadline passed before it could be sent is a clear failure, its hold released — not an unknown outcome (issue 21 point 8)', async () => {
+  it('a call whose deadline passed before it could be sent is a clear failure, its hold released — not an unknown outcome', async () => {
     const key = `never-sent-${Date.now()}`;
     // Payment is paused past the call's deadline: the hold arrives too late for anything to be sent.
     const payment = system.processes.find((p) => p.name === 'payment')!;
@@ -193,7 +193,7 @@ describe('operation keys (issue 4: B5, G5.2, G8)', () => {
     expect((await pg.query('SELECT count(*)::int AS n FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0].n).toBe(0);
   });
 
-  it('execution died after dispatch (kill -9): in progress while nobody reconciles, stalled once a reconciliation exists, then final — never dispatched again (issue 21 point 8)', async () => {
+  it('execution died after dispatch (kill -9): in progress while nobody reconciles, stalled once a reconciliation exists, then final — never dispatched again', async () => {
     const key = `stall-${Date.now()}`;
     const pending = call('slow_echo', { message: 'orphan', delayMs: 2500 }, key);
     // Killed once the gateway has heard CallDispatched (before that, the fact is still in execution's outbox).

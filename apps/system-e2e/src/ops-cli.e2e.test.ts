@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 4 through the running embedded system, as an operator uses `tollgate-ops`: replay rebuilds the
+ * Through the running embedded system, as an operator uses `tollgate-ops`: replay rebuilds the
  * ledger's projections from the archive and from the embedded log and verifies them equal to the live ones; a damaged
  * live projection is found row by row (exit 1) and repaired by a swap while the system keeps running; the
  * reconciliation report agrees across payment's book, settlement's book and the journal; inspect shows a call (by
@@ -16,7 +16,7 @@ jest.setTimeout(240_000);
 const ops = (args: string[]) => runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', args);
 const jsonOf = (out: string) => JSON.parse(out.slice(out.indexOf('{'), out.lastIndexOf('}') + 1)) as Record<string, unknown>;
 
-describe('tollgate-ops: replay, reconcile, inspect (issue 13 point 4)', () => {
+describe('tollgate-ops: replay, reconcile, inspect', () => {
   let system: EmbeddedSystem;
   let base: string;
   let operator: string;
@@ -72,7 +72,7 @@ describe('tollgate-ops: replay, reconcile, inspect (issue 13 point 4)', () => {
     expect(report['swapped']).toBe(false);
     expect(report['differences']).toEqual(expect.arrayContaining([expect.objectContaining({ table: 'journal_entry', live: null, rebuilt: expect.any(Object) })]));
     // (The daily roll-up still counts the deleted entry — it is kept on insert — so the journal row is the difference.)
-    // Issue 21 point 6: a plain --swap verifies first and refuses a rebuild that differs; the human output says what differs.
+    // A plain --swap verifies first and refuses a rebuild that differs; the human output says what differs.
     const plain = await ops(['replay', '--database-url', system.pgUrl, '--swap', '--no-progress']);
     expect(plain.code).toBe(1);
     expect(plain.out).toMatch(/journal_entry \(.*\): missing from the live table/);
@@ -91,7 +91,7 @@ describe('tollgate-ops: replay, reconcile, inspect (issue 13 point 4)', () => {
     expect(jsonOf(clean.out)['differences']).toEqual([]);
   });
 
-  it('one connection model: --embedded takes every URL, token and the database from demo.json (issue 21 point 6)', async () => {
+  it('one connection model: --embedded takes every URL, token and the database from demo.json', async () => {
     const report = await ops(['--embedded', '--data-dir', system.dataDir, 'reconcile', 'report', '--json']);
     expect(jsonOf(report.out)).toMatchObject({ accounts: { available: true } });
     const parked = await ops(['--embedded', '--data-dir', system.dataDir, 'parked', 'list']);

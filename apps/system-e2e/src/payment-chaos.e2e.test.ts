@@ -1,5 +1,5 @@
 /**
- * Issue 5, chaos (B4, "a crash at any step loses no event and charges no one
+ * Chaos (B4, "a crash at any step loses no event and charges no one
  * twice"): 200 paid calls while the payment and settlement processes are
  * killed with SIGKILL at random moments and restarted. Afterwards every hold
  * is resolved exactly once, no call is both settled and refunded, each
@@ -23,7 +23,7 @@ const DEPOSIT = 150_000n;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const between = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo));
 
-describe('chaos: kill -9 of payment and settlement during 200 paid calls (issue 5)', () => {
+describe('chaos: kill -9 of payment and settlement during 200 paid calls', () => {
   let system: DistributedSystem;
   let pg: PgClient;
   const clients: Client[] = [];

@@ -1,5 +1,5 @@
 /**
- * Issue 5 (G5.3, G5.4, G7, G8, B4): payment and settlement with every app its
+ * G5.3, G5.4, G7, G8, B4: payment and settlement with every app its
  * own process on the real Kafka broker and PostgreSQL — prepaid holds decided
  * by the database, receipts VERIFYING then SETTLED or REFUNDED, the ledger's
  * double-entry balances, spend-policy and payment codes with their next-step
@@ -19,7 +19,7 @@ const WINDOW_MS = 1500;
 interface AgentHandle { ownerId: string; agentId: string; client: Client }
 interface Balances { accounts: { account: string; asset: string; balance: string }[]; totals?: { asset: string; sum: string }[] }
 
-describe('payment and settlement (issue 5)', () => {
+describe('payment and settlement', () => {
   let system: DistributedSystem;
   let token: string;
   let gw: string;
@@ -115,7 +115,7 @@ describe('payment and settlement (issue 5)', () => {
       expect(await deposit(ownerId, `bank-${ownerId}`, 1000n)).toMatchObject({ status: 200, json: { credited: false } });
       expect(await wallet(ownerId)).toEqual({ asset: 'USDC', available: '1000', held: '0', debt: '0' });
       expect((await postJson(`${pay}/admin/owners/${ownerId}/deposits`, { reference: 'x', amount: { amountMinor: '1.5', asset: 'USDC' } }, token)).status).toBe(400);
-      // Issue 12: amounts are bounded where money enters (a 19-digit deposit overflowed the balance column before).
+      // Amounts are bounded where money enters (a 19-digit deposit overflowed the balance column before).
       expect((await deposit(ownerId, `bank-huge-${ownerId}`, 10n ** 18n)).status).toBe(400);
       expect((await deposit(ownerId, `bank-huge2-${ownerId}`, 9_223_372_036_854_775_807n)).status).toBe(400);
       expect(await wallet(ownerId)).toEqual({ asset: 'USDC', available: '1000', held: '0', debt: '0' });
@@ -361,7 +361,7 @@ describe('payment and settlement (issue 5)', () => {
       expect(await wallet(a.ownerId)).toMatchObject({ available: '0' });
     });
 
-    it('issue 12: a payment signed for more than the price mints nothing (the exact scheme pays the price)', async () => {
+    it('a payment signed for more than the price mints nothing (the exact scheme pays the price)', async () => {
       const fresh = await newAgent();
       const req = required(await convert(fresh.client, 10, `x402-big-ask-${Date.now()}`)).accepts[0]!;
       const big = errorOf(await convert(fresh.client, 10, `x402-big-${Date.now()}`, { 'x402/payment': await payer.sign(req, { value: 10n ** 12n }) }));
@@ -369,7 +369,7 @@ describe('payment and settlement (issue 5)', () => {
       expect(await wallet(fresh.ownerId)).toEqual({ asset: 'USDC', available: '0', held: '0', debt: '0' });
     });
 
-    it('issue 12: an authorization of 2^63 or more is refused at once and never stalls other owners\' calls', async () => {
+    it('an authorization of 2^63 or more is refused at once and never stalls other owners\' calls', async () => {
       const fresh = await newAgent();
       const other = await newAgent();
       await deposit(other.ownerId, `other-${Date.now()}`, 10_000n);
@@ -384,7 +384,7 @@ describe('payment and settlement (issue 5)', () => {
     });
   });
 
-  describe('finance API behind finance tokens (issue 12 point 2)', () => {
+  describe('finance API behind finance tokens', () => {
     const get = (path: string, auth?: string) => fetch(`${ledger}${path}`, auth === undefined ? {} : { headers: { authorization: auth } });
     const issue = async (body: Record<string, unknown>) => (await postJson(`${ledger}/admin/finance-tokens`, body, token)).json as { tokenId: string; token: string };
 

@@ -1,5 +1,5 @@
 /**
- * Issue 6 (P1–P5): the real tollgate-policy-mcp binary over stdio, spoken to
+ * P1–P5: the real tollgate-policy-mcp binary over stdio, spoken to
  * line by line as a desktop MCP client would.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -110,7 +110,7 @@ describe('tollgate-policy-mcp over stdio (P4, P5)', () => {
   });
 });
 
-/** Issue 20 points 1 and 7: the same binary serves a client pinned to 2026-07-28 (the official SDK v2 client over stdio). */
+/** The same binary serves a client pinned to 2026-07-28 (the official SDK v2 client over stdio). */
 describe('tollgate-policy-mcp over stdio, 2026-07-28', () => {
   it('connects through server/discover, lists the policy tools and answers a check', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'policy-mcp-modern-'));

@@ -1,5 +1,5 @@
 /**
- * Issue 11 point 4: two instances of every service on one Kafka and one PostgreSQL serve paid calls correctly. The
+ * Two instances of every service on one Kafka and one PostgreSQL serve paid calls correctly. The
  * gateways' fallback re-read is switched off in effect (every 10 minutes) and they wait up to 30 s: a request waiting
  * in replica A whose outcome replica B consumed is answered only because B's commit wakes A (NOTIFY). Every call is
  * answered (none IDEMPOTENCY_IN_PROGRESS); afterwards one hold per call, each resolved once,
@@ -17,7 +17,7 @@ const APPS: AppName[] = ['gateway', 'execution', 'payment', 'settlement', 'ledge
 const NAMES = [...APPS, ...APPS.map((a) => `${a}-b`), 'discovery', 'sample-providers'];
 const CALLS_PER_GATEWAY = 30;
 
-describe('replicas: two instances of every service (issue 11)', () => {
+describe('replicas: two instances of every service', () => {
   let system: DistributedSystem;
   let pg: PgClient;
   const clients: Client[] = [];
@@ -74,7 +74,7 @@ describe('replicas: two instances of every service (issue 11)', () => {
       await new Promise((r) => setTimeout(r, i * 40));
       return callThrough(c, 'word_count', { text: `replica ${g} call ${i}` }, `replica-${g}-${i}`);
     })));
-    // Issue 21 point 4: answered promptly. One call at a time through each gateway (the burst above is bound by this
+    // Answered promptly. One call at a time through each gateway (the burst above is bound by this
     // machine's throughput, not by wake-ups): each within 1.5 s, though the gateways re-read only every 10 minutes —
     // about half the outcomes are recorded by the other replica, so only the cross-replica wake-up answers that fast.
     for (const [g, c] of clients.entries()) {

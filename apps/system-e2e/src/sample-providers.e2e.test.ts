@@ -1,5 +1,5 @@
 /**
- * Issue 12 point 4: the sample providers serve on their own loopback port behind a token, with a bound on open
+ * The sample providers serve on their own loopback port behind a token, with a bound on open
  * sessions and an idle expiry — 1,000 `initialize` calls no longer leave 1,000 sessions, the fault knobs and the paid
  * demo tool are closed to anyone without the token.
  */
@@ -12,7 +12,7 @@ jest.setTimeout(120_000);
 const TOKEN = 'sample-providers-test-token';
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } };
 
-describe('sample providers behind a token, bounded sessions (issue 12 point 4)', () => {
+describe('sample providers behind a token, bounded sessions', () => {
   let host: RunningProcess;
   let base: string;
   const opened: Client[] = [];

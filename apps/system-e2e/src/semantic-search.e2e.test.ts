@@ -1,5 +1,5 @@
 /**
- * Issue 14: search_tools ranks by meaning and words. On the evaluation catalog (120 tools over 21 domains, names and
+ * Search_tools ranks by meaning and words. On the evaluation catalog (120 tools over 21 domains, names and
  * descriptions only) and its 81 natural-language queries, through search_tools over MCP: the shipped ranking stays
  * at what it measured (top-3 93.8%, MRR 0.837, against 48.1% / 0.389 for words alone — the issue's goals of 95% / 0.88
  * are not reached with this model; see the README), every exact tool name ranks its tool first, embeddings survive a
@@ -14,7 +14,7 @@ jest.setTimeout(600_000);
 const HELD_OUT_TOP3 = 0.88;
 const HELD_OUT_MRR = 0.8;
 
-describe('search_tools by meaning (issue 14)', () => {
+describe('search_tools by meaning', () => {
   const dataDir = evalDataDir();
   let first: EvalScore;
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -24,7 +24,7 @@ describe('search_tools by meaning (issue 14)', () => {
     const h = first.heldOut;
     process.stdout.write(`\nhybrid, development split (${first.queries} queries the weights were tuned on): top-1 ${first.top1.toFixed(3)}, top-3 ${first.top3.toFixed(3)}, MRR ${first.mrr.toFixed(3)}; misses ${JSON.stringify(first.misses)}\n`
       + `hybrid, held-out split (${h.queries} queries the tuning never saw): top-1 ${h.top1.toFixed(3)}, top-3 ${h.top3.toFixed(3)}, MRR ${h.mrr.toFixed(3)}; misses ${JSON.stringify(h.misses)}\n`);
-    // Issue 21 point 4: the guard scores the split the tuning never saw; the development split is reported beside it.
+    // The guard scores the split the tuning never saw; the development split is reported beside it.
     expect(h.top3).toBeGreaterThanOrEqual(HELD_OUT_TOP3);
     expect(h.mrr).toBeGreaterThanOrEqual(HELD_OUT_MRR);
     expect(first.exactNameMisses).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * Issue 12 point 9: tenant isolation as one suite, on the running embedded system. Owners A and B, each with an agent:
+ * Tenant isolation as one suite, on the running embedded system. Owners A and B, each with an agent:
  * B never sees or uses A's calls, operation keys, search cursors, private URL, balances, wallet or allowances — and
  * nothing B does is charged to A or limits A. Identity always comes from the credential, never from arguments.
  */
@@ -12,7 +12,7 @@ jest.setTimeout(180_000);
 
 interface Tenant { ownerId: string; agentId: string; credential: string; client: Client }
 
-describe('tenant isolation (issue 12 point 9)', () => {
+describe('tenant isolation', () => {
   let system: EmbeddedSystem;
   let base: string;
   let admin: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 5: one call is one trace across services. Each service runs as its own process, exporting spans by
+ * One call is one trace across services. Each service runs as its own process, exporting spans by
  * OTLP/HTTP to a collector this test runs; the MCP request's span at the gateway is the root, the W3C context travels in
  * every event's headers (outbox → Kafka → consumer → its own events), and the consumers' spans of the call — payment,
  * execution, settlement, ledger — all carry the gateway's trace id. With no OTLP endpoint, tracing is off (the other
@@ -41,7 +41,7 @@ function startCollector(): Promise<{ server: Server; url: string; spans: Exporte
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans })));
 }
 
-describe('traces across services (issue 13 point 5)', () => {
+describe('traces across services', () => {
   let collector: Awaited<ReturnType<typeof startCollector>>;
   let system: DistributedSystem;
   let agent: Client;

@@ -122,7 +122,7 @@ describe.each([
     expect(await facilitator.transfersFrom(payer.address)).toHaveLength(1);
   });
 
-  it('2026-07-28 (issue 20 point 4): the same exchange — PAYMENT_REQUIRED with _meta["x402/paymentRequired"], the retry pays under the same key, charged once', async () => {
+  it('2026-07-28: the same exchange — PAYMENT_REQUIRED with _meta["x402/paymentRequired"], the retry pays under the same key, charged once', async () => {
     const a = await newAgent();
     const modern = await connectModernAgent(`${base}/mcp/x402`, a.credential);
     try {

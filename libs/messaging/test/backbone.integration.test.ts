@@ -1,6 +1,6 @@
 /**
  * The event backbone against the real PostgreSQL and the real Kafka broker
- * (issue 2, B3/B4): outbox ordering under overlapping transactions, a relay
+ * B3/B4: outbox ordering under overlapping transactions, a relay
  * killed with SIGKILL, redelivery from offset 0, and a poison message.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Issue 21 point 7: a LISTEN connection comes back after the database refused connections for a while — retried with
+ * A LISTEN connection comes back after the database refused connections for a while — retried with
  * back-off until it succeeds (never once), `isConnected()` true only while it listens, `onRestored` told so callers
  * catch up, notifications heard again. On a PostgreSQL server this test starts and stops itself.
  */
@@ -9,7 +9,7 @@ import { type OwnPostgres, startOwnPostgres, waitFor } from '@tollgate/testing';
 
 jest.setTimeout(120_000);
 
-describe('ChannelListener across a database outage (issue 21 point 7)', () => {
+describe('ChannelListener across a database outage', () => {
   let server: OwnPostgres;
   beforeAll(async () => {
     server = await startOwnPostgres();

@@ -1,6 +1,6 @@
 /**
  * Medium tier (real PostgreSQL): a consumer whose batch applier folds into the call-life model (`dedupedByModel`)
- * writes no inbox row — the model absorbs duplicates, so the per-batch inbox statement is saved (issue 19 point 5) —
+ * writes no inbox row — the model absorbs duplicates, so the per-batch inbox statement is saved —
  * while copies of one event within a batch still reach it once, and a redelivered batch reaches it again (the model's
  * job). An ordinary consumer still deduplicates through its inbox.
  */

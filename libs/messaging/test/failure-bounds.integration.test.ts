@@ -1,5 +1,5 @@
 /**
- * Issue 21 point 3 on real PostgreSQL: no failure is retried forever. A statement timeout (once treated as transient)
+ * On real PostgreSQL: no failure is retried forever. A statement timeout (once treated as transient)
  * is bounded and parked; a "transient" failure that lasts while the database answers is bounded too, with readiness
  * degraded meanwhile; the events behind either go on. Re-drive claims each parked event, so two replicas asked to
  * re-drive at once apply it once.
@@ -36,7 +36,7 @@ async function probeSetup(prefix: string) {
   return { schema, ds, event, writer, publish, inner: probeHandler(event, schema) };
 }
 
-describe('bounded failures (issue 21 point 3)', () => {
+describe('bounded failures', () => {
   it('a statement timeout (57014) is retried a bounded number of times, then parked; the events behind it are applied', async () => {
     const p = await probeSetup('timeout');
     const consumer = new InboxConsumer({

@@ -1,6 +1,6 @@
 /**
- * The Kafka driver keeps a subscription alive through what a database outage does to a consumer (issue 21 point 7,
- * the distributed drill's CI failure): a batch whose handler keeps failing for longer than the group's session timeout
+ * The Kafka driver keeps a subscription alive through what a database outage does to a consumer (a failure
+ * the distributed drill once had in CI): a batch whose handler keeps failing for longer than the group's session timeout
  * (10 s) must not cost the member its place in the group — it heartbeats between tries — so the batch is handled once
  * the handler recovers, the events behind it follow, and readiness never says "down" for a consumer that is fine.
  */

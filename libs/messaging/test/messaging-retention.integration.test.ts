@@ -1,5 +1,5 @@
 /**
- * Issue 12 point 7: published outbox rows and old inbox rows are pruned; an unpublished outbox row, a recent row and a
+ * Published outbox rows and old inbox rows are pruned; an unpublished outbox row, a recent row and a
  * parked event are never touched. Real PostgreSQL, the real messaging tables.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,7 +12,7 @@ jest.setTimeout(60_000);
 
 const DAY = 86_400_000;
 
-describe('messaging retention (issue 12 point 7)', () => {
+describe('messaging retention', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   const schema = uniqueName('retention');

@@ -1,5 +1,5 @@
 /**
- * The embedded mode's event log in PostgreSQL (issue 11 point 1): the same delivery contract as Kafka, events appended
+ * The embedded mode's event log in PostgreSQL: the same delivery contract as Kafka, events appended
  * inside producers' transactions delivered exactly once into the inbox even when long transactions commit low ids
  * late, and consumer positions that survive a restart of the transport.
  */
@@ -153,7 +153,7 @@ describe('PostgresLogTransport with producers in the same database', () => {
     expect(seen).toEqual(Array.from({ length: 15 }, (_, i) => i));
   });
 
-  it('a long transaction, an idle one, and one that wrote an event hold back only their own rows; nobody re-reads while they wait (issue 19 point 4)', async () => {
+  it('a long transaction, an idle one, and one that wrote an event hold back only their own rows; nobody re-reads while they wait', async () => {
     const seen: number[] = [];
     const groupId = `long-${randomUUID()}`;
     const sub = await transport.subscribe({ groupId, topics: [topic], fromBeginning: false, handleBatch: eachMessage(async (m) => void seen.push(JSON.parse(m.value).payload.seq)) });
@@ -181,7 +181,7 @@ describe('PostgresLogTransport with producers in the same database', () => {
     expect(seen.filter((s) => s === 0)).toHaveLength(1);
   });
 
-  it('hands committed events to the consumers in this process without reading the log; another process’s arrive by NOTIFY and a read (issue 19 point 4)', async () => {
+  it('hands committed events to the consumers in this process without reading the log; another process’s arrive by NOTIFY and a read', async () => {
     const seen: string[] = [];
     const sub = await transport.subscribe({ groupId: `hand-${randomUUID()}`, topics: [topic], fromBeginning: false, handleBatch: eachMessage(async (m) => void seen.push(m.key)) });
     await waitFor('the first read', () => transport.deliveryCounts().reads > 0);
@@ -208,7 +208,7 @@ describe('PostgresLogTransport with producers in the same database', () => {
     expect(seen).toEqual([...keys, foreign]);
   });
 
-  it('a deferrable topic waits for the message the consumer acts on, which ends the wait at once; alone it waits no longer than upToMs (issue 19 point 5)', async () => {
+  it('a deferrable topic waits for the message the consumer acts on, which ends the wait at once; alone it waits no longer than upToMs', async () => {
     const urgentTopic = `${topic.replace(/\.v1$/, '')}-urgent.v1`;
     const urgent = probeEvent(urgentTopic);
     const batches: string[][] = [];
@@ -235,7 +235,7 @@ describe('PostgresLogTransport with producers in the same database', () => {
     await sub.stop();
   });
 
-  it('plans its read on every run: a generic plan walked the whole log in id order, so its cost grew with the log (issue 19 point 5)', async () => {
+  it('plans its read on every run: a generic plan walked the whole log in id order, so its cost grew with the log', async () => {
     // The growth run measured it: ~180 ms per read at 230k rows once PostgreSQL switched the prepared read to a generic plan.
     const pool = (transport as unknown as { pool: Pool }).pool;
     const sessions = await Promise.all([pool.query('SHOW plan_cache_mode'), pool.query('SHOW plan_cache_mode')]);

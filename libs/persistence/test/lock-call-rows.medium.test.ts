@@ -1,5 +1,5 @@
 /**
- * Medium tier (real PostgreSQL): `lockCallRows`, the load step of every call-life handler (issue 19 point 2), is one
+ * Medium tier (real PostgreSQL): `lockCallRows`, the load step of every call-life handler, is one
  * statement that creates the rows of calls not seen yet, returns the rows already there unchanged, and holds them
  * until the transaction ends — a second transaction loading the same call waits, then sees what the first saved.
  */

@@ -1,6 +1,6 @@
 /**
  * Medium tier (real PostgreSQL): every service's pool prepares a parameterised statement once per connection and then
- * only binds and executes it (issue 19 point 5: the server's parse and plan were most of a short statement's cost),
+ * only binds and executes it (the server's parse and plan were most of a short statement's cost),
  * through TypeORM as the repositories call it — results and errors unchanged.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Backbone benchmark (issue 11 point 5): paid call_tool calls through the gateway beside direct calls to the same
+ * Backbone benchmark: paid call_tool calls through the gateway beside direct calls to the same
  * upstream (text-tools word_count, served by the sample providers in their own process), sequentially (1 agent) and
  * with 16 separate agents, plus PostgreSQL statements, commits and CPU per call (pg_stat_statements, pg_stat_database,
  * /proc) once the background work of those calls (settlement, ledger) is done, net of the idle rate. For the sequential
@@ -50,7 +50,7 @@ async function soak(agents: Client[], t: Target, seconds: number) {
   return windows;
 }
 
-/** The measurements of issue 11 point 5 against one running system. */
+/** The backbone's measurements against one running system. */
 async function measureTarget(t: Target): Promise<Record<string, unknown>> {
   const { agents } = await prepareAgents(t);
   const directs = await Promise.all(Array.from({ length: AGENTS }, () => mcp(t.upstream, t.upstreamToken)));
@@ -106,7 +106,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
 }
 
 /**
- * Issue 19 point 5: the sequential p50 right after a 16-agent burst was ~2x the first round's — background catch-up
+ * The sequential p50 right after a 16-agent burst was ~2x the first round's — background catch-up
  * (settlement, ledger and the relay still working through the burst) or growth of the tables? A second burst, then a
  * sequential round at once, then another once every hold of the burst is resolved (the system caught up): if the
  * third matches the first round, the slowdown was catch-up; if it stays high, it is growth.

@@ -1,5 +1,5 @@
 /**
- * call_tool benchmark (issue 4): latency of a paid-path call through the whole
+ * call_tool benchmark: latency of a paid-path call through the whole
  * pipeline against a direct call to the same upstream (text-tools word_count),
  * with 1 and 32 concurrent agents, in distributed mode (every app its own
  * process, Kafka + PostgreSQL) and in embedded mode. Needs the local Kafka

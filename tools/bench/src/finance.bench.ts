@@ -1,5 +1,5 @@
 /**
- * Finance API benchmark (issue 13 point 2): balance as of any time at 1,000,000 journal entries (goal ≤ 10 ms p50),
+ * Finance API benchmark: balance as of any time at 1,000,000 journal entries (goal ≤ 10 ms p50),
  * through the ledger's JournalRepository on a real PostgreSQL — the daily roll-up against the plain sum over the
  * journal (the same answer, the old query) in the same run; plus a month's statement of one owner and a journal page.
  * Writes tools/bench/results/finance.json. Run: `npm run bench:finance` (a few minutes: loading the entries).

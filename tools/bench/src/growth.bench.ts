@@ -1,5 +1,5 @@
 /**
- * Growth benchmark (issue 19 point 5): does the cost of a paid call grow with the work served? The embedded system
+ * Growth benchmark: does the cost of a paid call grow with the work served? The embedded system
  * (`npm start`, the sample providers in their own process) serves paid calls from 16 agents up to 100,000; at each
  * checkpoint (1k, 10k, 25k, 50k, 100k) it waits until the system has caught up (every hold resolved), then measures a
  * sequential round of paid calls — p50/p99, statements, commits and CPU per call — beside the rows the log, inboxes,

@@ -1,5 +1,5 @@
 /**
- * Payment benchmark (issue 5).
+ * Payment benchmark.
  *
  * 1. Holds and settlements per second on one PostgreSQL: the double-entry store
  *    the payment and settlement services use (`applyPosting` with the movements

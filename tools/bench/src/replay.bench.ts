@@ -1,5 +1,5 @@
 /**
- * Ops replay benchmark (issue 13 point 4; goal ≥ 20,000 events/s rebuilding journal + timelines on this machine):
+ * Ops replay benchmark (goal ≥ 20,000 events/s rebuilding journal + timelines on this machine):
  * BENCH_EVENTS (default 200,000) events of paid calls — CallRequested, PaymentHeld, HoldReleased, CallSettled, with
  * wallet deposits — are archived with their hash chain as the live ledger archives them, then `ReplayProjections`
  * rebuilds timelines, journal and daily balances from the archive into the shadow tables (reading and hash-checking

@@ -1,5 +1,5 @@
 /**
- * The search evaluation (issue 14): top-1, top-3 and MRR of search_tools over MCP on the evaluation catalog (120 tools,
+ * The search evaluation: top-1, top-3 and MRR of search_tools over MCP on the evaluation catalog (120 tools,
  * 21 domains, names and descriptions only) for 82 natural-language queries, for the lexical index alone, the
  * sentence-embedding model alone, and the shipped hybrid ranking; and whether every tool's exact name ranks it first.
  * Writes tools/bench/results/search-eval.json. Run: `npm run eval:search` (about two minutes).

@@ -1,5 +1,5 @@
 /**
- * search_tools benchmark (issue 3): p50/p99 and throughput
+ * search_tools benchmark: p50/p99 and throughput
  *   1. inside the gateway: the search use case (ranking, paging, byte cap) on a generated 10,000-tool catalog;
  *   2. end to end: an MCP SDK client over Streamable HTTP against the embedded system holding the same catalog.
  * Writes tools/bench/results/search-tools.json. Run: `npx nx run bench:search-tools` (about a minute).

@@ -1,5 +1,5 @@
 /**
- * Offline tuning aid for the hybrid ranking (issue 14): scores the evaluation set in process (no MCP) for a grid of
+ * Offline tuning aid for the hybrid ranking: scores the evaluation set in process (no MCP) for a grid of
  * weights and tool-text variants, so a change to `hybridRank` can be judged before the full evaluation over MCP.
  * Run: `node -r @swc-node/register tools/bench/src/search-tune.ts`.
  */

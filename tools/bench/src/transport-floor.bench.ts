@@ -1,6 +1,6 @@
 /**
- * The floor under call_tool's distributed latency on this machine (issue 4's
- * goal): what one Kafka hop (publish with acks=all → a subscribed consumer
+ * The floor under call_tool's distributed latency on this machine (the
+ * goal's floor): what one Kafka hop (publish with acks=all → a subscribed consumer
  * sees it, through the same KafkaTransport the services use) and one
  * PostgreSQL commit cost here, idle. The distributed call path has at least
  * three sequential hops (CallRequested → payment, PaymentHeld → execution,

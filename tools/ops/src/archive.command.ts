@@ -1,5 +1,5 @@
 /**
- * Ops CLI for the ledger's event archive (issue 13 point 1):
+ * Ops CLI for the ledger's event archive:
  *   archive verify [--expect-head <position>:<hash>]   walk the hash chain; exit 1 on a gap, a broken link or a hash
  *                                                       mismatch — or when a head recorded earlier is no longer there
  * Prints `{ ok, rows, head, problem? }`. Record the head it prints (e.g. in the daily close): a later `--expect-head`

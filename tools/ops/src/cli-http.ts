@@ -9,7 +9,7 @@ export function adminFetch(base: string, token: string, path: string, init: Requ
 }
 
 /**
- * fetch, whose network failure names the URL and the cause (issue 21 point 6) — "cannot reach
+ * fetch, whose network failure names the URL and the cause — "cannot reach
  * http://127.0.0.1:3005/reconciliation: ECONNREFUSED (connection refused)" instead of "fetch failed".
  */
 export async function reach(url: string, init: RequestInit = {}): Promise<Response> {

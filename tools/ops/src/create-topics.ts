@@ -1,7 +1,7 @@
 /**
  * Creates every topic listed in libs/contracts on the cluster in KAFKA_BROKERS (idempotent), and sets the retention of
  * the event topics: KAFKA_TOPIC_RETENTION_MS, default -1 — kept forever, so a new consumer or a replay can start from
- * offset 0 (issue 13 point 1). Compacted topics keep the latest value per key regardless.
+ * offset 0. Compacted topics keep the latest value per key regardless.
  */
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { TopicSpecs } from '@tollgate/contracts';

@@ -1,6 +1,6 @@
 import { embeddedDefaults, takeEmbeddedFlags } from './embedded-connection';
 
-/** Issue 21 point 6: one connection model for every tollgate-ops command. */
+/** One connection model for every tollgate-ops command. */
 describe('tollgate-ops --embedded', () => {
   it('takes --embedded and --data-dir off the command line, wherever they are', () => {
     const argv = ['node', 'tollgate-ops', '--embedded', 'replay', '--verify', '--data-dir', '/tmp/d'];

@@ -1,5 +1,5 @@
 /**
- * One connection model for every tollgate-ops command (issue 21 point 6). `--embedded` (with `--data-dir <dir>`,
+ * One connection model for every tollgate-ops command. `--embedded` (with `--data-dir <dir>`,
  * default `./data`) reads what `npm start` wrote to `<dir>/demo.json` — the host's URL, the admin token, the operator
  * token, the embedded PostgreSQL — and makes them the defaults of every command's connection flags, which still win
  * when given. Without `--embedded`, the same happens by itself when `./data/demo.json` exists and no service URL or

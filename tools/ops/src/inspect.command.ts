@@ -1,5 +1,5 @@
 /**
- * `tollgate-ops inspect` (issue 13 point 4): look at what ops needs to see.
+ * `tollgate-ops inspect`: look at what ops needs to see.
  *   inspect event <eventId>                     the archived event: position, topic, hash, its full envelope
  *   inspect call <intentId | operationKey>      the call's timeline from the ledger (an operation key: operator token)
  *   inspect lag [--brokers LIST|embedded]       consumer lag per group and partition

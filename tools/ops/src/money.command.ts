@@ -1,5 +1,5 @@
 /**
- * Finance / ops CLI for money (issue 5):
+ * Finance / ops CLI for money:
  *   money deposit <ownerId> <reference> <amountMinor> [--asset USDC]   credit a wallet once per external reference
  *   money wallet <ownerId>                                              available, held, debt
  *   money approvals [--owner ID] [--status pending|approved|denied|used|all]

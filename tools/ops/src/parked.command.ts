@@ -1,5 +1,5 @@
 /**
- * Ops CLI for parked events (dead letters, issue 11 point 3):
+ * Ops CLI for parked events (dead letters):
  *   parked list [--service NAME] [--all]          parked events not re-driven yet (--all: resolved ones too)
  *   parked redrive --service NAME [--consumer C] [--offset O]   ask the consumers to apply them again (after a fix)
  * Reads the services' `parked_event` tables on DATABASE_URL (every service has its own schema there). A re-drive is a

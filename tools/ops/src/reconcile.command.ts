@@ -1,5 +1,5 @@
 /**
- * `tollgate-ops reconcile` (issue 13 point 4): the ledger's reconciliation report, and resolving what it lists.
+ * `tollgate-ops reconcile`: the ledger's reconciliation report, and resolving what it lists.
  *   reconcile report [--older-than SECONDS]    books account by account, calls not terminal, unknown outcomes, parked
  *                                              events; exit 1 when anything is open
  *   reconcile resolve <intentId | operationKey> --decision happened|did_not_happen --operator NAME --reason TEXT

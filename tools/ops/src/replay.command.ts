@@ -1,5 +1,5 @@
 /**
- * `tollgate-ops replay` (issue 13 point 4): rebuilds the ledger's projections — call timelines, the journal and its
+ * `tollgate-ops replay`: rebuilds the ledger's projections — call timelines, the journal and its
  * daily balances — into shadow tables (schema `ledger_replay`) from the ledger's event archive (default) or from the
  * topics (Kafka, or the embedded mode's log), from the start, a position/offset or a time, with a progress bar.
  *   --verify   compare rebuilt and live row by row; print every differing row with each differing column and both
@@ -59,7 +59,7 @@ function progressBar(enabled: boolean) {
   const bar = new SingleBar({ format: 'replay |{bar}| {percentage}% {value}/{total} events | {rate} events/s | ETA {eta_formatted}', hideCursor: true, stream: process.stderr, noTTYOutput: enabled, notTTYSchedule: 2000 });
   let begun = false;
   return {
-    /** `rate`: the replay's own events/s figure, the same the summary prints (one figure, issue 21 point 6). */
+    /** `rate`: the replay's own events/s figure, the same the summary prints (one figure). */
     update(done: number, total: number, rate: number) {
       if (!enabled) return;
       if (!begun) bar.start(Math.max(total, 1), 0, { rate: 0 });

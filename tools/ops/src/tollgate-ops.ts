@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * tollgate-ops: one CLI for operators and finance staff (issue 13 point 4).
+ * tollgate-ops: one CLI for operators and finance staff.
  *   providers   discovery's catalog: register, sync, approve tool versions
  *   calls       calls whose outcome is unknown: list, timeline, resolve
  *   money       wallets, approvals, provider statements and payouts, ledger balances

@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 1: the event topics keep their events (retention forever by default, configurable), so a new
+ * The event topics keep their events (retention forever by default, configurable), so a new
  * consumer or a replay can start from offset 0; a topic created earlier gets the retention in force without losing its
  * other settings. Real Kafka broker, the real ops script.
  */
@@ -13,7 +13,7 @@ jest.setTimeout(120_000);
 
 const brokers = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(',');
 
-describe('create-topics: retention of the event topics (issue 13 point 1)', () => {
+describe('create-topics: retention of the event topics', () => {
   const prefix = `${uniqueName('ret').replace(/_/g, '-')}.`;
   const admin = new Kafka({ clientId: 'test', brokers, logLevel: logLevel.NOTHING }).admin();
   const run = (env: Record<string, string>) => promisify(execFile)(process.execPath, ['-r', '@swc-node/register', 'tools/ops/src/create-topics.ts'], { cwd: WORKSPACE_ROOT, env: { ...process.env, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, ...env } });

@@ -1,5 +1,5 @@
 /**
- * Issue 21 point 9: `npm test` on a machine without a PostgreSQL server. When nothing answers at TEST_POSTGRES_URL,
+ * `npm test` on a machine without a PostgreSQL server. When nothing answers at TEST_POSTGRES_URL,
  * tools/scripts/test-postgres.ts starts the PostgreSQL from npm on that port, hands the tests its URL, and stops it on
  * SIGTERM; when a server answers, it hands that URL over unchanged and starts nothing.
  */
@@ -24,7 +24,7 @@ const connects = async (url: string) => {
   }
 };
 
-describe('the test PostgreSQL (issue 21 point 9)', () => {
+describe('the test PostgreSQL', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-testpg-'));

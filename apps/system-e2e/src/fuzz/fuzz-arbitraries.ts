@@ -1,5 +1,5 @@
 /**
- * What the fuzz suite sends (issue 12 point 8): fast-check arbitraries for MCP JSON-RPC messages, tool arguments,
+ * What the fuzz suite sends: fast-check arbitraries for MCP JSON-RPC messages, tool arguments,
  * `_meta` (operation keys, x402 payloads) and admin / finance request bodies. Every one is a complete HTTP request
  * description; the suite sends it and checks the answer.
  */

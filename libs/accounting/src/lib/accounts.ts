@@ -1,5 +1,5 @@
 /**
- * The named accounts of the double-entry ledger (issue 5). Every movement of
+ * The named accounts of the double-entry ledger. Every movement of
  * money is a balanced posting between them; the external account stands for
  * money entering (deposits) or leaving (payouts) the platform.
  * Accounts that may never go below zero: see `mayGoNegative`.

@@ -34,7 +34,7 @@ function snapshot(book: LedgerBook): string {
   return JSON.stringify(accounts.flatMap((a) => ASSETS.map((asset) => book.balance(a, asset).toString())));
 }
 
-describe('double-entry accounting (issue 5: B-money rules)', () => {
+describe('double-entry accounting (B: money rules)', () => {
   it('splits a fee in integers: floor to the platform, the rest to the provider', () => {
     expect(splitFee(10_000n, 1000)).toEqual({ fee: 1000n, net: 9000n });
     expect(splitFee(9n, 1000)).toEqual({ fee: 0n, net: 9n });

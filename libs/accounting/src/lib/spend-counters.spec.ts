@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { minuteStart, slidingMinute } from './spend-counters';
 
-/** Issue 11 point 2: velocity from two minute buckets instead of a scan of every charge. */
+/** Velocity from two minute buckets instead of a scan of every charge. */
 describe('sliding minute from two buckets', () => {
   it('is the current bucket plus the still-covered share of the previous one, within both bounds', () => {
     fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 0, max: 4_000_000_000_000 }), (cur, prev, t) => {

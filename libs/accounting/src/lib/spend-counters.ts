@@ -1,5 +1,5 @@
 /**
- * Spend and velocity are counted, not scanned (issue 11): each hold adds to a few counters (per agent: spend per
+ * Spend and velocity are counted, not scanned: each hold adds to a few counters (per agent: spend per
  * day / week / month and asset, calls and spend per UTC minute and asset, free calls per day and tool), so deciding a
  * call costs the same on the first call of the day and on the millionth.
  */

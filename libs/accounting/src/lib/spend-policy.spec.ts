@@ -9,7 +9,7 @@ const figures = (f: Partial<SpendFigures> = {}): SpendFigures => ({
   spentLastMinuteMinor: 0n, sameRequestInWindow: 0, approved: false, freeCallsUsedToday: 0, dayEndsAt: periodEnd('day', now), now, ...f,
 });
 
-describe('spend policy (issue 5: payment and policy codes)', () => {
+describe('spend policy (payment and policy codes)', () => {
   it('lets an ordinary paid call through', () => {
     expect(decideSpend(open, rules, figures())).toEqual({ ok: true, free: false });
   });

@@ -1,5 +1,5 @@
 /**
- * Spend policy (issue 5): which of an agent's paid calls the payment service
+ * Spend policy: which of an agent's paid calls the payment service
  * refuses before any money moves, and with which code. Pure: the service
  * gathers the figures under a per-agent lock and applies the verdict.
  *

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { decimalAmount, decimalsOf, displayAmount } from './money';
 
-/** Issue 21 point 6: amounts as people read them, exactly (from the integer, never a float). */
+/** Amounts as people read them, exactly (from the integer, never a float). */
 describe('amounts for people', () => {
   it('shows minor units in the asset\'s decimals, with the asset', () => {
     expect(displayAmount(250_000n, 'USDC')).toBe('0.25 USDC');

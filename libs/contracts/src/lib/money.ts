@@ -4,7 +4,7 @@ import { IsString, Matches } from 'class-validator';
  * The largest amount, in minor units, that may enter the system in one piece (a deposit, a price, an x402
  * authorization, an amount on an event): 15 digits. PostgreSQL keeps balances in `bigint` (≤ 9.2 × 10^18), so
  * thousands of maximal amounts still sum without overflow; anything bigger is refused where it enters instead of
- * failing later inside a consumer (issue 12).
+ * failing later inside a consumer.
  */
 export const MAX_AMOUNT_MINOR = 999_999_999_999_999n;
 /** 0 … MAX_AMOUNT_MINOR as a decimal string. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DeadLetterParked } from './events';
 import { ServiceEvents } from './service-events';
 
-/** Issue 11 point 7: the README's services table says exactly what the code declares each service emits and consumes. */
+/** The README's services table says exactly what the code declares each service emits and consumes. */
 describe('README services table', () => {
   const readme = readFileSync(path.resolve(__dirname, '../../../../README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Services'), readme.indexOf('## Running distributed'));

@@ -11,7 +11,7 @@ export interface ServiceEventDeclaration {
 }
 
 /**
- * What each service emits and consumes, declared once (issue 11 point 7). The messaging library enforces it — an
+ * What each service emits and consumes, declared once. The messaging library enforces it — an
  * outbox refuses an event its service does not declare, a service's consumers may handle only declared events — and a
  * test checks the README's services table against it. Every service that consumes may also park a message
  * (DeadLetterParked).

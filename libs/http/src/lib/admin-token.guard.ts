@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable, Unauthoriz
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Request } from 'express';
 
-/** The secret of an `Authorization: Bearer <secret>` header; undefined for any other scheme or shape (issue 12: no bare tokens). */
+/** The secret of an `Authorization: Bearer <secret>` header; undefined for any other scheme or shape (no bare tokens). */
 export function bearerSecret(header: string | undefined): string | undefined {
   return header?.match(/^Bearer ([\x21-\x7e]{1,512})$/i)?.[1];
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { MAX_BODY_DEPTH, unsafeBody } from './start-nest-app';
 
-describe('request bodies the HTTP APIs refuse (issue 12 point 5)', () => {
+describe('request bodies the HTTP APIs refuse', () => {
   it('property: a NUL or a lone surrogate anywhere — value or key, any depth — is refused; clean JSON passes', () => {
     // eslint-disable-next-line no-control-regex -- matching NUL is the point
     const clean = fc.json({ depthSize: 'small' }).map((t) => JSON.parse(t) as unknown).filter((v) => !/\u0000|[\ud800-\udfff]/.test(JSON.stringify(v)));

@@ -39,7 +39,7 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   const logger = createLogger(options.service);
   // Before the modules start (their consumers open spans): on only when an OTLP endpoint is configured.
   if (startTracing({ service: options.service })) logger.info('tracing on: spans exported by OTLP/HTTP');
-  // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol (issue 12): JSON-RPC -32700
+  // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol: JSON-RPC -32700
   // on the MCP routes, a problem document elsewhere — never the parser's text with the request's bytes.
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: false });
   app.use(traceRequests, timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseUnsafeBody);

@@ -15,7 +15,7 @@ export const MAX_TOOL_METADATA_BYTES = 64_000;
  * `refused`: the request never reached the provider's tool (connection refused, 502/503/504): safe to send elsewhere.
  * `scope`: the call had no complete trusted scope (R1) and was never sent.
  * `not_sent`: the tool call never left this process — the deadline had passed before it could be sent, or no session
- * to the provider could be opened (issue 21 point 8): the platform knows nothing was performed.
+ * to the provider could be opened: the platform knows nothing was performed.
  * `deadline` and `connection`: the request may have reached the provider; the outcome is unknown.
  */
 export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused' | 'scope' | 'not_sent';
@@ -76,7 +76,7 @@ function newClient(): Client {
   return new Client({ name: 'tollgate', version: '0.1.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
 }
 
-/** The era each provider speaks, learnt once per process (issue 20 point 5). */
+/** The era each provider speaks, learnt once per process. */
 export const upstreamEras = new UpstreamEras();
 
 function eraKey(target: UpstreamTarget): string {

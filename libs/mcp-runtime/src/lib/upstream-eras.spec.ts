@@ -8,11 +8,11 @@ import { callUpstreamTool, closeUpstreamSessions, listUpstreamTools, type Upstre
 import { LEGACY_VERDICT_MS, UpstreamEras } from './upstream-eras';
 
 /**
- * Issue 20 point 5: execution and discovery reach providers of both eras — a 2026-07-28 provider (SDK v2) and a
+ * Execution and discovery reach providers of both eras — a 2026-07-28 provider (SDK v2) and a
  * 2025-era one (SDK 1.x) — modern first, remembering which era each speaks, and never performing a call twice.
  * Real loopback HTTP servers that count what reaches them.
  */
-describe('upstream providers of both eras (issue 20 point 5)', () => {
+describe('upstream providers of both eras', () => {
   const scope = { actor: { tenantId: 'o', userId: 'a' }, workspaceId: 'o', toolsetId: 'u', serverName: 'p' };
   const seen = { modern: [] as string[], legacy: [] as string[] };
   const performed = { modern: 0, legacy: 0 };

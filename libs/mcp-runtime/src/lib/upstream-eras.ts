@@ -4,7 +4,7 @@ import { type Client, type PriorDiscovery } from '@modelcontextprotocol/client';
 export const LEGACY_VERDICT_MS = 10 * 60_000;
 
 /**
- * Which protocol era each upstream speaks (issue 20 point 5), remembered per endpoint or stdio command so the
+ * Which protocol era each upstream speaks, remembered per endpoint or stdio command so the
  * `server/discover` probe is paid once, not on every connection. Modern first: an upstream never seen is probed
  * (`mode: 'auto'`), and one that does not answer the probe is reached with the 2025 handshake. The probe and the
  * handshake carry no tool call, so falling back never performs anything twice. A modern verdict is kept until a

@@ -5,11 +5,11 @@ import { type AddressInfo } from 'node:net';
 import { callUpstreamTool, type UpstreamCall, UpstreamError } from './upstream-client';
 
 /**
- * Issue 21 point 8: the upstream client tells a call that never left (the platform knows nothing was performed) from
+ * The upstream client tells a call that never left (the platform knows nothing was performed) from
  * one whose outcome is unknown. Real loopback sockets: a port nothing listens on, an MCP server whose tool takes the
  * call and never answers.
  */
-describe('upstream failures: not sent vs unknown (issue 21 point 8)', () => {
+describe('upstream failures: not sent vs unknown', () => {
   const scope = { actor: { tenantId: 'o', userId: 'a' }, workspaceId: 'o', toolsetId: 'u', serverName: 'p' };
   const call = (endpoint: string, deadlineAt: number): UpstreamCall => ({ target: { transport: 'http', endpoint }, scope, toolName: 't', arguments: {}, deadlineAt, intentId: 'i', operationKey: 'k' });
   const failure = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as UpstreamError);

@@ -15,7 +15,7 @@ export interface ServiceMessagingOptions {
   logger: Logger;
   pollIntervalMs: number;
   consumers: ConsumerDeclaration[];
-  /** How long published outbox rows and inbox rows are kept (issue 12 point 7); defaults to 1 day and 7 days. */
+  /** How long published outbox rows and inbox rows are kept; defaults to 1 day and 7 days. */
   retention?: MessagingRetention;
 }
 

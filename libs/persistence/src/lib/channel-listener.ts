@@ -28,7 +28,7 @@ export const CONNECTION_SAFETY = { keepAlive: true, keepAliveInitialDelayMillis:
 
 /**
  * One PostgreSQL connection that LISTENs on its channels — what every in-process wake-up on a commit (a relay, a
- * waiting request, a cache to drop) needs — and that comes back after any loss (issue 21 point 7): a dropped
+ * waiting request, a cache to drop) needs — and that comes back after any loss: a dropped
  * connection, a server restart, a database refusing connections for a while. It retries with back-off until it
  * succeeds, never a fixed number of times; `isConnected()` says the truth throughout, for readiness. Callers keep a
  * fallback (a poll, a staleness bound) for the moments between a loss and the reconnection.

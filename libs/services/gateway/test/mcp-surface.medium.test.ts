@@ -1,6 +1,6 @@
 /**
  * Medium tier (real PostgreSQL with the gateway's migrations, the embedded event log; no Kafka, no HTTP): the agents'
- * MCP surface over the SDK's in-memory transport, where the network is not the point (issue 19 point 6). The same
+ * MCP surface over the SDK's in-memory transport, where the network is not the point. The same
  * per-request servers the HTTP controller serves (`McpServers`), built for a caller authenticated from a real
  * credential, spoken to by the official client: the discovery tools (G3 search, G4 get_tool), argument refusals in
  * the shared error shape (G7), and the G9 refused-call limit. The 2026-07-28 envelope and headers belong to HTTP and

@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 1 on the real PostgreSQL: the ledger's archive appends every consumed event once, in a gapless
+ * On the real PostgreSQL: the ledger's archive appends every consumed event once, in a gapless
  * hash chain, even from concurrent transactions; it refuses updates and deletes; and `verify` finds an event edited or
  * removed behind its back (a superuser disabling the guard), naming the position.
  */
@@ -19,7 +19,7 @@ const envelope = (i: number): EventEnvelope => ({
   payload: { intentId: `intent-${i % 7}`, amount: { amountMinor: String(100 + i), asset: 'USDC' } },
 });
 
-describe('event archive (issue 13 point 1)', () => {
+describe('event archive', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   const archive = new ArchiveEventUseCase();

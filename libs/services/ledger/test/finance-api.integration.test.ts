@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 2 on the real PostgreSQL with the ledger's migrations: balances as of any time from the daily
+ * On the real PostgreSQL with the ledger's migrations: balances as of any time from the daily
  * roll-up equal the plain sum over the journal; cursor pages walk every entry once in the stable order; statements
  * open, move and close consistently.
  */
@@ -24,7 +24,7 @@ function rng(seed: number): () => number {
   return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 }
 
-describe('finance journal queries (issue 13 point 2)', () => {
+describe('finance journal queries', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   let journal: JournalRepository;

@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 4 on the real PostgreSQL: ops replay rebuilds the ledger's projections (timelines, journal, daily
+ * On the real PostgreSQL: ops replay rebuilds the ledger's projections (timelines, journal, daily
  * balances) from the hash-chained archive into shadow tables; verify finds every row that differs between the live
  * and the rebuilt projection (and nothing when they agree); swap makes the rebuilt tables live atomically, with the
  * live consumer's path working on them afterwards; a replay from a point equals one from the start; a tampered archive
@@ -15,7 +15,7 @@ import { consumeLive as consumeLiveInto } from './live-ledger';
 
 jest.setTimeout(120_000);
 
-describe('ops replay of the ledger projections (issue 13 point 4)', () => {
+describe('ops replay of the ledger projections', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   let replay: ReplayProjections;
@@ -59,7 +59,7 @@ describe('ops replay of the ledger projections (issue 13 point 4)', () => {
       expect.objectContaining({ projection: 'balances', key: '(owner:ghost:available,USD,2026-11-01)', live: expect.any(Object), rebuilt: null }),
     ]));
     expect(diffs).toHaveLength(3);
-    // Issue 21 point 6: the edited row names the column that differs, with both values; nothing else about it.
+    // The edited row names the column that differs, with both values; nothing else about it.
     const changed = diffs.find((d) => d.projection === 'timelines')!;
     expect(changed.columns).toHaveLength(1);
     expect(changed.columns[0]!.column).toBe('payload');

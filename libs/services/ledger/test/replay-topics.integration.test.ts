@@ -1,5 +1,5 @@
 /**
- * Issue 13 point 4 against the real Kafka broker: a replay from the topics (what a new consumer starting at offset 0
+ * Against the real Kafka broker: a replay from the topics (what a new consumer starting at offset 0
  * sees) rebuilds the same timelines, journal and balances as the live ledger made from the same events — compared row
  * by row, the recorded time aside (a topic does not carry when the ledger recorded an event). From a time it reads
  * only what was published since; a message that breaks its contract is counted and skipped, as the live consumer
@@ -17,7 +17,7 @@ import { consumeLive } from './live-ledger';
 
 jest.setTimeout(120_000);
 
-describe('ops replay from the Kafka topics (issue 13 point 4)', () => {
+describe('ops replay from the Kafka topics', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   const prefix = `${uniqueName('replay')}.`;

@@ -1,5 +1,5 @@
 /**
- * Issue 21 point 5: the public readiness probe's figures cost the same whatever the history — open holds and open x402
+ * The public readiness probe's figures cost the same whatever the history — open holds and open x402
  * attempts are counted from partial indexes, not by scanning every hold ever placed. Real PostgreSQL, payment's own
  * migrations, a history of 20,000 resolved holds.
  */
@@ -11,7 +11,7 @@ import { countOpenHolds, OPEN_HOLDS_SQL } from '../src/lib/resolve-hold/open-hol
 
 jest.setTimeout(60_000);
 
-describe('readiness figures from indexes (issue 21 point 5)', () => {
+describe('readiness figures from indexes', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
 

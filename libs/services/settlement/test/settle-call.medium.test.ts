@@ -1,7 +1,7 @@
 /**
  * Medium tier (real PostgreSQL with settlement's migrations and use cases; no Kafka, no HTTP): settlement records a
  * call's facts with the call-life model, whatever order and batching they arrive in, refunds a rejected effect once,
- * and pays the provider of the attempt whose effect was confirmed (issue 12 point 6: a fallback from A to B whose
+ * and pays the provider of the attempt whose effect was confirmed (a fallback from A to B whose
  * EffectConfirmed overtakes CallDispatched(attempt 2) pays B, never A).
  */
 import { randomUUID } from 'node:crypto';

@@ -13,7 +13,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-/** Issue 19 point 3 (STYLE: SQL in repositories): use cases and controllers call named queries, never `.query()`. */
+/** STYLE, SQL in repositories: use cases and controllers call named queries, never `.query()`. */
 describe('no SQL in use cases or controllers', () => {
   it('no use case or controller of the services and apps calls .query() — every statement lives in a repository', () => {
     const files = [...sourceFiles(path.join(ROOT, 'libs')), ...sourceFiles(path.join(ROOT, 'apps'))];

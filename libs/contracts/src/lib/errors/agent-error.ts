@@ -13,7 +13,7 @@ export const AGENT_ERROR_CODES = [
   'PROVIDER_REQUEST_ERROR', 'PROVIDER_SYSTEM_ERROR', 'PROVIDER_CONTRACT_VIOLATION', 'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_ATTEMPT_STALLED', 'IDEMPOTENCY_RESULT_UNAVAILABLE', 'MCP_IDEMPOTENCY_KEY_INVALID',
   'INTERNAL_SERVER_ERROR',
-  // Added with the tasks extension (issue 20 point 3): the agent cancelled the call before it was sent; nothing was
+  // Added with the tasks extension: the agent cancelled the call before it was sent; nothing was
   // performed and the hold is released.
   'CALL_CANCELLED',
 ] as const;

@@ -10,7 +10,7 @@ class NotePayload {
 const Note = defineEvent({ type: 'NoteRecorded', version: 1, topic: 'test.note.recorded.v1' as TopicName, payload: NotePayload, keyOf: (p) => p.intentId });
 const message = (text: string) => JSON.stringify(buildEnvelope(Note, { intentId: randomUUID(), text }, { producer: 'test' }));
 
-/** Issue 11: each message validated once per process, with the memory it may hold bounded. */
+/** Each message validated once per process, with the memory it may hold bounded. */
 describe('decodeOnce', () => {
   it('hands every consumer of a message the one decoded copy', () => {
     const m = message('hello');

@@ -7,7 +7,7 @@ const CAPACITY = 4096;
 const LARGEST_CACHED = 64 * 1024;
 
 /**
- * Decodes and validates a message once per process (issue 11): in the embedded mode every service's consumer receives
+ * Decodes and validates a message once per process: in the embedded mode every service's consumer receives
  * the same event, and class-validator is the dearest part of consuming it. The cache key is the exact text of the
  * message, so a different text is always validated on its own; decoded payloads are shared and must not be mutated
  * (handlers only read them). Contract violations are not cached: they throw every time.

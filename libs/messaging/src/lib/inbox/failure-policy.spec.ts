@@ -27,7 +27,7 @@ const TRANSIENT = ['08000', '08003', '08006', '08001', '08004', '08P01', '53300'
 /** SQLSTATEs the issue names as wrongly retried forever before (statement timeout, query cancelled, out of memory, disk full…). */
 const DETERMINISTIC = ['57014', '57000', '53100', '53200', '53400', '22003', '23505', '23514', '22P02', 'P0001', '42P01', '25P02', '55P03'];
 
-/** Issue 11 point 3, issue 21 point 3: which failures may park an event, and how long a failing event is retried. */
+/** Which failures may park an event, and how long a failing event is retried. */
 describe('failure policy', () => {
   it('connection lost, server shutting down, serialization/deadlock: transient, also wrapped by TypeORM', () => {
     for (const code of TRANSIENT) {

@@ -1,5 +1,5 @@
 /**
- * What a failure says about an event (issue 21 point 3). Only three kinds of failure say nothing about the event
+ * What a failure says about an event. Only three kinds of failure say nothing about the event
  * itself, and only they are retried without parking it:
  *
  * - the connection to the database was lost or could not be made (SQLSTATE class 08, a socket error, the driver's own

@@ -73,7 +73,7 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
       s.health.registerStatus({ name: `${s.service}.events.${part}`, read: () => (this.messaging?.readiness()[part] ? 'up' : 'down') });
     }
     s.health.registerFigure({ name: `${s.service}.parkedEvents`, read: async () => this.messaging?.parkedCount() ?? 0 });
-    // Issue 13 point 5: events written but not yet published, and how far behind each consumer group is.
+    // Events written but not yet published, and how far behind each consumer group is.
     s.health.registerFigure({ name: `${s.service}.outboxBacklog`, read: async () =>
       Number((await s.dataSource.query(`SELECT count(*)::int AS n FROM "${s.schema}".outbox_event WHERE published_at IS NULL`))[0]?.n ?? 0) });
     for (const consumer of this.messaging.consumers) {

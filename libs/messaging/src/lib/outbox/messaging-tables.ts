@@ -35,7 +35,7 @@ export async function dropMessagingTablesV1(q: QueryRunner, schema: string): Pro
 }
 
 /**
- * Version 2 (issue 11): events a consumer parked — a contract violation, or a handler that kept failing — with the
+ * Version 2: events a consumer parked — a contract violation, or a handler that kept failing — with the
  * reason, so the consumer goes on; ops list them and request a re-drive after a fix (`redrive_requested_at`).
  */
 export async function createParkedEventTableV2(q: QueryRunner, schema: string): Promise<void> {
@@ -65,7 +65,7 @@ export async function dropParkedEventTableV2(q: QueryRunner, schema: string): Pr
 export const OUTBOX_CHANNEL = 'tollgate_outbox';
 
 /**
- * Version 3 (issue 13 point 5): an outbox row keeps the headers its event is published with — the W3C trace context
+ * Version 3: an outbox row keeps the headers its event is published with — the W3C trace context
  * of the span that wrote it — so a trace continues across the relay and the broker.
  */
 export async function addOutboxHeadersV3(q: QueryRunner, schema: string): Promise<void> {

@@ -6,7 +6,7 @@ export interface Queryable {
 }
 
 /**
- * How long a service keeps its messaging rows (issue 12 point 7). An outbox row is needed only until the relay has
+ * How long a service keeps its messaging rows. An outbox row is needed only until the relay has
  * published it (the topic keeps the event for every consumer and for replays); an inbox row only to recognise a
  * redelivery, which comes within the broker's session and rebalance windows — days are a wide margin. Unpublished
  * outbox rows and parked events are never deleted here. The embedded event log is the topic itself: it is kept.

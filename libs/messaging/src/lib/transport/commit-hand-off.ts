@@ -15,7 +15,7 @@ function depthOf(runner: QueryRunner): number {
 }
 
 /**
- * Runs `deliver` right after the transaction of `runner` commits (issue 19 point 4): the embedded log hands the
+ * Runs `deliver` right after the transaction of `runner` commits: the embedded log hands the
  * events a transaction appended to the consumers in this process without waiting for NOTIFY and a read. Nothing
  * is handed on for a transaction that rolls back, or for what a rolled-back savepoint appended.
  */

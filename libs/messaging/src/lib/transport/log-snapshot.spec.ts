@@ -1,6 +1,6 @@
 import { isVisible, parseSnapshot, snapshotFromLegacy } from './log-snapshot';
 
-describe('event log positions as snapshots (issue 19 point 4)', () => {
+describe('event log positions as snapshots', () => {
   it('parses the text form, with and without running transactions', () => {
     expect(parseSnapshot('10:15:10,12')).toMatchObject({ xmin: 10n, xmax: 15n, xip: [10n, 12n] });
     expect(parseSnapshot('7:7:')).toMatchObject({ xmin: 7n, xmax: 7n, xip: [] });

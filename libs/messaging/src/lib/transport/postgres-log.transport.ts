@@ -49,7 +49,7 @@ const DDL = [
      txid       xid8        NOT NULL,
      id         bigint      NOT NULL,
      updated_at timestamptz NOT NULL DEFAULT now())`,
-  // Positions are snapshots since issue 19; (txid, id) is kept for positions saved before.
+  // Positions are snapshots now; (txid, id) is kept for positions saved before snapshots.
   'ALTER TABLE eventlog.position ADD COLUMN IF NOT EXISTS snapshot pg_snapshot',
 ];
 
@@ -69,7 +69,7 @@ const APPEND = `
  * process ($3), after row $4 of the window, in row order. Rows of a transaction still running are not visible and
  * stay behind until a later window; nothing else waits for it.
  *
- * Two plans, so the cost never grows with the log (issue 19 point 5). A first read (no window: $4 = 0) finds its
+ * Two plans, so the cost never grows with the log. A first read (no window: $4 = 0) finds its
  * rows through the (txid, id) index — the few transactions since the position — and sorts them: `ORDER BY id + 0`
  * keeps PostgreSQL from walking the primary key in id order from the start of the log, which it chose when it
  * expected matching rows early (the growth run: ~160 ms per read at 700k rows). A read inside a window (catching up
@@ -112,12 +112,12 @@ interface Group {
 }
 
 /**
- * The embedded mode's event log, durable in PostgreSQL (issue 11): no event lives only in memory, so a `kill -9` at
+ * The embedded mode's event log, durable in PostgreSQL: no event lives only in memory, so a `kill -9` at
  * any moment loses nothing. Producers in the same database append inside their own transaction
  * (`appendInTransaction`): the event is in the log exactly when the state change commits. One partition per topic,
  * so per-key order holds.
  *
- * Delivery (issue 19 point 4): a transaction that appended through a TypeORM query runner hands its events to this
+ * Delivery: a transaction that appended through a TypeORM query runner hands its events to this
  * process's consumer groups right after it commits — no NOTIFY round trip, no read. Other processes' events arrive
  * by NOTIFY (sent on commit), then a read; a poll every `pollIntervalMs` is the fallback. A group's position is a
  * snapshot, so a long or idle transaction anywhere in the database delays only its own rows; no group spins while

@@ -3,7 +3,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { type DeliveredMessage, type SqlExecutor } from './event-transport';
 
 /**
- * Reading topics from a point to where they end now — what ops replay does with the broker (issue 13 point 4). Not a
+ * Reading topics from a point to where they end now — what ops replay does with the broker. Not a
  * subscription: nothing is committed for any group, and the read stops at the end offsets seen when it started.
  */
 export interface HistoryStart {

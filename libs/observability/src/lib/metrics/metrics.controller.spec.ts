@@ -1,6 +1,6 @@
 import { mayScrape } from './metrics.controller';
 
-describe('who may scrape /metrics (issue 13 point 5, issue 21 point 5)', () => {
+describe('who may scrape /metrics', () => {
   it('with METRICS_TOKEN: only a bearer of it', () => {
     expect(mayScrape('Bearer s3cret-metrics-token', 's3cret-metrics-token')).toBe(true);
     expect(mayScrape('Bearer wrong', 's3cret-metrics-token')).toBe(false);

@@ -5,7 +5,7 @@ import { HealthRegistry } from '../health/health-registry.service';
 import { figureGauge, metricsRegistry } from './metrics';
 
 /**
- * Whether a scrape may read the metrics (issue 21 point 5): with `METRICS_TOKEN` set, only a bearer of it; without,
+ * Whether a scrape may read the metrics: with `METRICS_TOKEN` set, only a bearer of it; without,
  * nobody — unless the operator explicitly opened them with `METRICS_OPEN=true`. Being on this machine proves nothing
  * (any local process, or a proxy in front of the app, connects from loopback).
  */

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * The process's Prometheus metrics (issue 13 point 5), one registry per process (embedded mode hosts every service
+ * The process's Prometheus metrics, one registry per process (embedded mode hosts every service
  * in one): prom-client's defaults (CPU, memory, event loop lag, GC), HTTP request latency, calls by outcome, and every
  * readiness figure (parked events, tools embedded…) as a gauge, read when scraped.
  */
@@ -29,7 +29,7 @@ export const callSeconds = new Histogram({
 export const figureGauge = new Gauge({ name: 'tollgate_figure', help: 'Readiness figures (parked events per service, tools embedded…).', labelNames: ['name'] as const, registers: [metricsRegistry] });
 
 /**
- * Per stage of a call's life (issue 13 point 5): each consumer's handling of each event type. `age` is the time from
+ * Per stage of a call's life: each consumer's handling of each event type. `age` is the time from
  * the event's production to its handling (broker or log delivery, batching, queueing); `duration` the handler itself.
  */
 export const eventAgeSeconds = new Histogram({

@@ -5,7 +5,7 @@ import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 /**
- * Distributed tracing (issue 13 point 5), OpenTelemetry. Off by default: it starts only when the standard
+ * Distributed tracing, OpenTelemetry. Off by default: it starts only when the standard
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) names a collector, and exports spans there by
  * OTLP/HTTP. One call is one trace: the W3C `traceparent` of the MCP request (or a new root) is the parent of the
  * gateway's span, every event written inside a span carries the span's context in its headers (`traceHeaders`), and

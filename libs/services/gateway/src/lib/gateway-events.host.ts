@@ -15,7 +15,7 @@ import { RecordOutcomeUseCase } from './record-outcome/record-outcome.usecase';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
 
 /**
- * Facts that never answer a call: alone they may wait for the ones that do (issue 19 point 5), so a paid call's hold,
+ * Facts that never answer a call: alone they may wait for the ones that do, so a paid call's hold,
  * dispatch and result are folded in one transaction instead of three. They reach the state within DEFER_MS either way.
  */
 const NEVER_ANSWERING = [PaymentHeld, CallDispatched, CallSettled];

@@ -20,7 +20,7 @@ export interface GatewayOptions extends ServiceRuntimeOptions {
   signInTtlMs: number;
   /** How often the retention job runs (ms; default hourly). */
   retentionIntervalMs?: number;
-  /** search_tools ranking (issue 14): `hybrid` (default; lexical alone while the model is unavailable), `lexical`, or `dense` (evaluation). */
+  /** search_tools ranking: `hybrid` (default; lexical alone while the model is unavailable), `lexical`, or `dense` (evaluation). */
   searchRanking?: 'hybrid' | 'lexical' | 'dense';
   /** Folder of the sentence-embedding model (infra/models/model.sh fetch puts it in infra/models/.data/all-minilm-l6-v2-q). */
   searchModelDir?: string;

@@ -5,7 +5,7 @@ const PAY_TO = '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c';
 const SET = { PAYMENT_X402_NETWORK: 'eip155:84532', PAYMENT_X402_PAY_TO: PAY_TO, PAYMENT_X402_CHAIN_RPC: 'https://rpc.example/base-sepolia' };
 
 /**
- * Issue 12 point 1, issue 21 points 2 and 5: x402 is off unless a settling facilitator is configured; the local one
+ * X402 is off unless a settling facilitator is configured; the local one
  * needs an explicit opt-in; a facilitator needs its network and a real pay-to address, HTTPS unless on loopback, and
  * may be given a credential.
  */

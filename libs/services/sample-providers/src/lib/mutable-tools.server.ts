@@ -2,7 +2,7 @@ import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server
 import { z } from 'zod';
 
 /**
- * The 2025-era provider of the tests (SDK 1.x on purpose, issue 20 point 5): an upstream whose contract can change
+ * The 2025-era provider of the tests (SDK 1.x on purpose): an upstream whose contract can change
  * while it runs (a test knob), kept
  * with sessions so it can tell connected clients with
  * `notifications/tools/list_changed` — as a real provider deploying a new

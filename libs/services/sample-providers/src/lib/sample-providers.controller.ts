@@ -31,7 +31,7 @@ const STATELESS: Record<string, McpServerFactory> = {
 };
 
 /**
- * Each stateless provider serves both MCP eras on its URL (issue 20 point 5): 2026-07-28 (server/discover, the
+ * Each stateless provider serves both MCP eras on its URL: 2026-07-28 (server/discover, the
  * `_meta` envelope) and, per request, the 2025 handshake for older clients. One handler per provider, made once.
  */
 const HANDLERS = new Map(Object.entries(STATELESS).map(([name, factory]) => [name, toNodeHandler(createMcpHandler(factory, { legacy: 'stateless', responseMode: 'json' }))]));
@@ -46,7 +46,7 @@ interface Session {
 
 /**
  * The session-keeping provider whose contract can change: `/providers/mutable-tools/mcp`, plus its test knob. Sessions
- * are bounded (issue 12 point 4): at most `maxSessions` open, each closed after `sessionIdleMs` without a request.
+ * are bounded: at most `maxSessions` open, each closed after `sessionIdleMs` without a request.
  */
 @Controller('providers/mutable-tools')
 @UseGuards(adminTokenGuard(SAMPLE_PROVIDERS_OPTIONS))

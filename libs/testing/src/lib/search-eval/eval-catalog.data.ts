@@ -1,5 +1,5 @@
 /**
- * A realistic catalog for the search evaluation (issue 14): 120 tools over 21 domains, each with only a name and a
+ * A realistic catalog for the search evaluation: 120 tools over 21 domains, each with only a name and a
  * description — as a plain upstream lists them, no tags, no categories, no examples.
  */
 export const EVAL_CATALOG: readonly { name: string; description: string }[] = [

@@ -1,5 +1,5 @@
 /**
- * The search evaluation's queries (issue 14): what an agent asks in its own words, each with the tool that answers it
+ * The search evaluation's queries: what an agent asks in its own words, each with the tool that answers it
  * in the evaluation catalog (`libs/services/sample-providers/src/lib/eval-catalog.data.ts`). Written without looking
  * at the rankings; most share few or no words with the tool's name.
  */
@@ -88,7 +88,7 @@ export const EVAL_QUERIES: readonly { query: string; expected: string }[] = [
 ];
 
 /**
- * The held-out split (issue 21 point 4): queries written after the ranking's weights were tuned — the tuning
+ * The held-out split: queries written after the ranking's weights were tuned — the tuning
  * (`tools/bench/src/search-tune.ts`) never sees them — so the guard's score says how search does on questions nobody
  * fitted it to. EVAL_QUERIES is the development split the weights were tuned on; both are reported.
  */

@@ -23,7 +23,7 @@ export interface SplitScore {
 
 export interface EvalScore {
   ranking: Ranking;
-  /** The held-out split the weights were never tuned on (issue 21 point 4); the top-level figures are the development split's. */
+  /** The held-out split the weights were never tuned on; the top-level figures are the development split's. */
   heldOut: SplitScore;
   queries: number;
   top1: number;
@@ -36,7 +36,7 @@ export interface EvalScore {
 }
 
 /**
- * The search evaluation (issue 14), through search_tools over MCP: the embedded system with the evaluation catalog
+ * The search evaluation, through search_tools over MCP: the embedded system with the evaluation catalog
  * (a real MCP server listing 120 tools, names and descriptions only), one ranking per boot. `dataDir` may
  * be shared between boots: stored embeddings are reused, as after any restart.
  */

@@ -3,7 +3,7 @@ import { defineEvent } from '../../event-definition';
 import { Topics } from '../../topics';
 
 /**
- * The agent asked to cancel its call (the tasks extension's `tasks/cancel`, issue 20 point 3). A request, not a
+ * The agent asked to cancel its call (the tasks extension's `tasks/cancel`). A request, not a
  * verdict: execution, which owns dispatch, cancels a call it has not sent (EffectRejected CALL_CANCELLED, the hold is
  * refunded) and ignores the request for a call already sent.
  */

@@ -14,7 +14,7 @@ export class EffectConfirmedPayload {
   @IsInt() @Min(1) attempt!: number;
   @IsIn(CONFIRMATION_METHODS) method!: ConfirmationMethod;
   /**
-   * Additive (issue 12): the provider that served the confirmed attempt — the one settlement pays, whatever order the
+   * Additive: the provider that served the confirmed attempt — the one settlement pays, whatever order the
    * call's events arrive in (a fallback's CallDispatched may come after this event). Always set by producers now;
    * absent only on events recorded before it existed.
    */

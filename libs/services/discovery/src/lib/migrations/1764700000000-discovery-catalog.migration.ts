@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * The catalog model of issue 3: providers reached over Streamable HTTP or
+ * The catalog model: providers reached over Streamable HTTP or
  * stdio, catalog tools with versioned contracts (approved / pending /
  * retired), and one binding per provider serving a tool. The first
  * catalog_tool table held one row per upstream tool and is rebuilt from the

@@ -10,7 +10,7 @@ describe('execution call policy (C4, C7, G10)', () => {
     expect(mayFallBack('connection', 'write')).toBe(false);
     expect(mayFallBack('deadline', 'write')).toBe(false);
     expect(mayFallBack('protocol', 'write')).toBe(false);
-    // Issue 21 point 8: a call that never left is a plain failure (or the next binding), never an unknown outcome.
+    // A call that never left is a plain failure (or the next binding), never an unknown outcome.
     expect(mayFallBack('not_sent', 'write')).toBe(true);
     expect(mayFallBack('not_sent', 'read')).toBe(true);
   });

@@ -21,7 +21,7 @@ describe('checkResult (C4, R4: output contract, no coercion)', () => {
   it('classifies a tool error as a provider error', () => {
     expect(checkResult({ isError: true, structuredContent: { words: 1 } }, schema)).toMatchObject({ outcome: 'provider_error', rejection: { code: 'PROVIDER_REQUEST_ERROR' } });
   });
-  // Issue 20 point 5: 2026-07-28 providers on the SDK v2 publish 2020-12 schemas with `$schema`; 2025-era ones draft-07.
+  // 2026-07-28 providers on the SDK v2 publish 2020-12 schemas with `$schema`; 2025-era ones draft-07.
   it('checks a 2020-12 output schema (as SDK v2 servers publish it) and a draft-07 one alike', () => {
     const modern = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } }, required: ['pair'] };
     expect(checkResult({ structuredContent: { pair: ['a', 1] } }, modern).outcome).toBe('success');

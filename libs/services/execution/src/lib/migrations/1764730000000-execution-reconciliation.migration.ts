@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 4: attempts that failed before reaching a provider (fallback), each
+ * Attempts that failed before reaching a provider (fallback), each
  * tool's kind and declared read-back, and the reconciliation of calls whose
  * outcome is unknown — resolved by the reconciler or by an operator, once.
  */

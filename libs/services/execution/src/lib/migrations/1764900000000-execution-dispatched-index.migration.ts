@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 19 point 5: the reconciler looks for attempts still `dispatched` past their deadline every few seconds; without
+ * The reconciler looks for attempts still `dispatched` past their deadline every few seconds; without
  * an index it read every attempt ever made (~13 ms at 30k calls, growing with the work served). Few attempts are in
  * flight at any time, so a partial index holds only those.
  */

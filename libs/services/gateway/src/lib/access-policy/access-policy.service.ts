@@ -26,7 +26,7 @@ export type AccessDecision =
   | { ok: false; code: 'TOOL_ARGUMENTS_INVALID'; subject: PolicySubject; version: number; violations: { constraint: string; suggestion: string }[]; suggestedFix: unknown };
 
 /**
- * The access policy (issue 6): the same engine as the self-verification tools
+ * The access policy: the same engine as the self-verification tools
  * decides, before any payment or dispatch, whether a caller may call a tool
  * with these arguments. Owner and URL policies both apply. Tool filtering is
  * plain string matching done inline; argument schemas are evaluated in a

@@ -31,7 +31,7 @@ export function profileOf(u: McpUrlRow): UrlProfile {
  * Resolves the URL and the bearer credential on every request (stateless, so a
  * revoked credential stops working at once). The credential is checked first:
  * a valid one is never refused because of someone else's failures behind the
- * same address (issue 12). Failed attempts are counted per client address and
+ * same address. Failed attempts are counted per client address and
  * per presented secret, across URLs and gateway instances; once either
  * allowance is used up, further failures answer MCP_AUTH_RATE_LIMITED.
  */

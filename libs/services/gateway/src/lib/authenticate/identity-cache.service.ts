@@ -12,7 +12,7 @@ export const IDENTITY_STALENESS_MS = 1000;
 
 /**
  * The gateway's per-call pre-checks (the MCP URL by slug, the credential by its hash, the access policies in force)
- * answered from memory (issue 11):
+ * answered from memory:
  * an entry lives at most IDENTITY_STALENESS_MS, and an admin change clears every replica's cache at once through
  * NOTIFY. Only successful look-ups are kept. The post-I/O re-check (R7) still reads the database.
  */

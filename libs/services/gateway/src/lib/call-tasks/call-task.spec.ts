@@ -3,7 +3,7 @@ import { lifeOf } from '@tollgate/call-life/testing';
 import { type StoredCall } from '../calls/calls.repository';
 import { declaresTasks, taskOf } from './call-task';
 
-/** The task a call is, at each point of its life (issue 20 point 3). */
+/** The task a call is, at each point of its life. */
 describe('a paid call as a task', () => {
   const shape = { intentId: '6f1c2b9a-1d3e-4f5a-8b7c-9d0e1f2a3b4c', holdId: '0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e', priceMinor: 250, free: false, fallbacks: 0, final: false };
   const stored = (events: Parameters<typeof foldCall>[1], result: StoredCall['result'] = null): StoredCall => ({

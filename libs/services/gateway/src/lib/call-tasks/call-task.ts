@@ -30,7 +30,7 @@ const WORKING_MESSAGES: Record<string, string> = {
 };
 
 /**
- * A paid call as a task (issue 20 point 3): the task is the call's life — its id is the call's intentId, created in
+ * A paid call as a task: the task is the call's life — its id is the call's intentId, created in
  * the same transaction as CallRequested — so any replica answers for it. Answered: `completed` with the answer an
  * agent gets for the call (receipt included; a refusal is a completed tool result with isError, as the extension
  * says). Cancelled by its agent before dispatch: `cancelled`. Otherwise `working`, with what the call waits for.

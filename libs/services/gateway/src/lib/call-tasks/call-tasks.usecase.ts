@@ -19,7 +19,7 @@ export type CancelOutcome =
   | { outcome: 'refused'; reason: string };
 
 /**
- * The tasks extension over the call's life (issue 20 point 3): `tasks/get` reads the agent's own call, `tasks/cancel`
+ * The tasks extension over the call's life: `tasks/get` reads the agent's own call, `tasks/cancel`
  * records a cancel request for a call nothing was sent for. Identity comes from the credential: another agent's
  * intentId is an unknown task.
  */

@@ -54,7 +54,7 @@ export class CallToolUseCase {
     const doc = this.catalog.get(name) ?? (await this.calls.catalogDoc<CatalogTool>(name));
     const refused = catalogRefusal(doc, profile, name, args, meta);
     if (refused) return refused;
-    // Access policy (issue 6): decided before any record, hold or dispatch; a refusal leaves no event behind.
+    // Access policy: decided before any record, hold or dispatch; a refusal leaves no event behind.
     const access = await this.accessPolicy.decide(policies, name, args);
     if (!access.ok) return accessRefusal(access);
     // x402 (G7): a signed payment travels in the request's _meta, beside the operation key, never in the tool arguments.

@@ -10,7 +10,7 @@ export const CALL_CHANGED_CHANNEL = 'tollgate_call_changed';
 
 /**
  * Wakes a call_tool request waiting for its call's outcome as soon as the outcome is recorded — by this instance's
- * consumer (in process) or by another replica's (PostgreSQL NOTIFY, issue 11 point 4). Waiters still re-read the call
+ * consumer (in process) or by another replica's (PostgreSQL NOTIFY). Waiters still re-read the call
  * row now and then as a fallback for a lost listener connection.
  *
  * When the process stops, every waiter is woken at once and no new wait lasts: the requests are answered (their outcome

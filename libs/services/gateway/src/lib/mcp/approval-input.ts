@@ -14,7 +14,7 @@ function canElicitForm(meta: Record<string, unknown>): boolean {
 }
 
 /**
- * Issue 20 point 4: a call waiting for its owner's approval (MCP_APPROVAL_REQUIRED) is answered to a 2026-07-28
+ * A call waiting for its owner's approval (MCP_APPROVAL_REQUIRED) is answered to a 2026-07-28
  * client that can show a form as `input_required` — a prompt to confirm once the owner approved — instead of a
  * refusal the model has to interpret. The client retries the same request (same operation key) with the answer; the
  * gateway runs it again, and payment, which owns the approval, decides: approved → the call proceeds, once; still

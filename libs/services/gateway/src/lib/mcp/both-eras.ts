@@ -12,7 +12,7 @@ export interface EraHandler {
 }
 
 /**
- * Both MCP eras on one endpoint, stateless (issue 20 point 2):
+ * Both MCP eras on one endpoint, stateless:
  * - a request carrying the 2026-07-28 envelope (`_meta` protocol version, `server/discover`, `Mcp-Method` headers)
  *   goes to the SDK's modern handler — header/body agreement, unsupported versions and caching hints are the SDK's,
  *   answered with the revision's errors and HTTP statuses; answers are single JSON bodies (nothing streams mid-call);

@@ -1,6 +1,6 @@
 import { callOutcomeOf } from './call-metrics';
 
-describe('call metrics (issue 13 point 5)', () => {
+describe('call metrics', () => {
   it('classifies an answer by its error code: ok, refused, failed or unknown', () => {
     const err = (code: string) => ({ _meta: { 'assay/error': { code } } });
     expect(callOutcomeOf({ _meta: { 'assay/receipt': {} } })).toEqual({ outcome: 'ok', code: '' });

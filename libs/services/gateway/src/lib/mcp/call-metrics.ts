@@ -14,7 +14,7 @@ export function callOutcomeOf(answer: Answer): { outcome: 'ok' | 'refused' | 'fa
   return { outcome: FAILED.has(code) ? 'failed' : UNKNOWN.has(code) ? 'unknown' : 'refused', code };
 }
 
-/** Counts a tool call's answer and its time in the process's metrics (issue 13 point 5). */
+/** Counts a tool call's answer and its time in the process's metrics. */
 export async function measuredCall<T extends Answer>(call: Promise<T>): Promise<T> {
   const end = callSeconds.startTimer();
   const answer = await call;

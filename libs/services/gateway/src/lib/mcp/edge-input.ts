@@ -11,7 +11,7 @@ export type EdgeRefusal =
   | { kind: 'params'; id: string | number | null; problem: InputProblem };
 
 /**
- * Issue 12 point 5, in both eras: a call that may reach the database and a provider is refused here when its name,
+ * Point 5, in both eras: a call that may reach the database and a provider is refused here when its name,
  * arguments or `_meta` are unsafe (NUL, lone surrogates, prototype keys, too deep, too large); the discovery tools'
  * arguments and every other request are held to the nesting and size bounds only.
  */

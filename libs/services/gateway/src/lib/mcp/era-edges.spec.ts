@@ -5,7 +5,7 @@ import { taskRequestOf } from './task-request';
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
 const TASKS = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 
-describe('tasks/* requests the gateway answers itself (issue 20 point 3)', () => {
+describe('tasks/* requests the gateway answers itself', () => {
   const body = (method: string, params: Record<string, unknown>, meta: Record<string, unknown> = { ...ENVELOPE, ...TASKS }) => ({ jsonrpc: '2.0', id: 3, method, params: { ...params, _meta: meta } });
   const headers = (method: string, name?: string) => ({ 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
 
@@ -34,7 +34,7 @@ describe('tasks/* requests the gateway answers itself (issue 20 point 3)', () =>
   });
 });
 
-describe('approval required as input_required (issue 20 point 4)', () => {
+describe('approval required as input_required', () => {
   const refusal = { content: [{ type: 'text', text: 'approval' }], isError: true, _meta: { 'assay/error': { code: 'MCP_APPROVAL_REQUIRED', retryable: true, details: { approvalId: 'a-1', price: { amountMinor: '500', asset: 'USDC' } } } } };
   const form = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 

@@ -18,7 +18,7 @@ export interface InvalidParams {
 
 /**
  * A request of a method the gateway serves (initialize, server/discover, ping, tools/call, tools/list) whose params
- * do not fit the protocol (issue 12), in either era: answered as JSON-RPC -32602 with the fields named — instead of
+ * do not fit the protocol, in either era: answered as JSON-RPC -32602 with the fields named — instead of
  * the SDK's error carrying its validator's raw text.
  */
 export function invalidParams(body: unknown): InvalidParams | undefined {

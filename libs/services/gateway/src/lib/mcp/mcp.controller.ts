@@ -24,7 +24,7 @@ const AUTH_FAILURES = {
 /**
  * The agents' MCP endpoint: `/mcp/<slug>`, Streamable HTTP, stateless (a
  * fresh server per request, so any gateway instance can answer any request).
- * Both protocol eras on the same URL (issue 20): 2026-07-28 requests (per-request
+ * Both protocol eras on the same URL: 2026-07-28 requests (per-request
  * `_meta`, `server/discover`, `Mcp-Method` header checks) and 2025-era ones
  * (`initialize`, then requests), see `both-eras.ts`.
  * Identity comes only from the bearer credential and the URL; the servers
@@ -84,7 +84,7 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Input the SDK must never parse: a refused call (counted, G9) or an invalid request (issue 12). */
+  /** Input the SDK must never parse: a refused call (counted, G9) or an invalid request. */
   private async refuseBeforeTheProtocol(caller: CallerIdentity, edge: EdgeRefusal, res: Response): Promise<void> {
     if (edge.kind === 'params') {
       res.status(200).json({ jsonrpc: '2.0', id: edge.id, error: { code: -32602, message: 'Invalid params', data: { problems: [edge.problem] } } });

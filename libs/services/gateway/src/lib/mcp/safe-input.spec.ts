@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { MAX_DEPTH, unsafeInput } from './safe-input';
 
-/** Issue 12 point 5: hostile input is refused at the edge, everything ordinary passes. */
+/** Hostile input is refused at the edge, everything ordinary passes. */
 describe('unsafeInput', () => {
   it('passes any JSON made of well-formed strings, shallow enough, without prototype keys', () => {
     const safeString = fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\u0000'));

@@ -1,5 +1,5 @@
 /**
- * What the gateway accepts from an agent before anything reaches PostgreSQL, a hash or a provider (issue 12):
+ * What the gateway accepts from an agent before anything reaches PostgreSQL, a hash or a provider:
  * strings PostgreSQL can store (no NUL) and that are well-formed UTF-16 (no lone surrogates), no keys that name
  * JavaScript's prototype machinery, nesting no deeper than MAX_DEPTH and no more than MAX_NODES values. The walk is
  * iterative, so hostile nesting cannot exhaust the stack.

@@ -13,7 +13,7 @@ export type TaskRequest =
 type Headers = Record<string, string | string[] | undefined>;
 
 /**
- * The tasks extension's methods on a 2026-07-28 request (issue 20 point 3). The SDK v2 (2.4.0) routes `tasks/*`
+ * The tasks extension's methods on a 2026-07-28 request. The SDK v2 (2.4.0) routes `tasks/*`
  * only in the 2025-11-25 era it first defined them in, so the gateway answers them here, with the revision's rules:
  * `Mcp-Method` must name the method and `Mcp-Name` the task (-32020, HTTP 400), the client must declare the extension
  * (-32021, HTTP 400), `taskId` must be a string (-32602). A request without the 2026-07-28 envelope is not one of

@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 3: URL profiles (scope, discovery mode, pinned tools, provider rules),
+ * URL profiles (scope, discovery mode, pinned tools, provider rules),
  * the full catalog read model (one JSON document per tool, as published on
  * the catalog topic), and the shared rate-limit counters that hold across
  * gateway instances.

@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 6: access policies attached to an owner or to an MCP URL, versioned
+ * Access policies attached to an owner or to an MCP URL, versioned
  * (a new text is a new version; the highest is in force), and the versions in
  * force recorded on each call (C2: pinned at dispatch).
  */

@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 4, B5: operation keys scoped to the agent. The primary key makes the
+ * B5: operation keys scoped to the agent. The primary key makes the
  * database decide which of concurrent requests with one key runs the call;
  * the others read what it recorded.
  */

@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 5: what the receipt needs about money — the asset's decimals for
+ * What the receipt needs about money — the asset's decimals for
  * display values, the amount payment actually held (zero for a free call), and
  * the x402 settlement response when an x402 payment funded the call.
  */

@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 11 point 4: a call_tool request waiting in one gateway replica is woken when any replica records its call's
+ * A call_tool request waiting in one gateway replica is woken when any replica records its call's
  * outcome. A trigger sends the NOTIFY (delivered at commit), so recording an outcome costs no extra statement.
  */
 export class GatewayCallOutcomeNotify1764780000000 implements MigrationInterface {

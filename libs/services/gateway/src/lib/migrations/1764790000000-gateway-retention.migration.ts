@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 12 points 5 and 7. A device sign-in no longer keeps the credential it mints: the device's poll mints it and
+ * And 7. A device sign-in no longer keeps the credential it mints: the device's poll mints it and
  * hands it over once (only its hash exists, in `credential`). Retention: a call's replayable answer is erased after
  * 7 days (`answer_expired_at`; the key is kept, so a repeat answers IDEMPOTENCY_RESULT_UNAVAILABLE instead of buying
  * again), and the indexes the retention job walks.

@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 14: each catalog tool's sentence embedding (384 float32, little-endian), keyed by the hash of the model and
+ * Each catalog tool's sentence embedding (384 float32, little-endian), keyed by the hash of the model and
  * the text embedded — so a restart or another gateway replica re-embeds nothing, and a changed contract is re-embedded.
  */
 export class GatewayToolEmbeddings1764800000000 implements MigrationInterface {

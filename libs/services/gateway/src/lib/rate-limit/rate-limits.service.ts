@@ -20,7 +20,7 @@ export const LIMITS = {
   authFailures: 20,
   /** Failed attempts with one presented secret (from any address), before MCP_AUTH_RATE_LIMITED. */
   authFailuresPerSecret: 10,
-  /** Device sign-ins started per client address (issue 12 point 5). */
+  /** Device sign-ins started per client address. */
   signIns: 10,
 } as const;
 export type LimitName = keyof typeof LIMITS;

@@ -11,7 +11,7 @@ import { ANSWER_RETENTION_MS } from '@tollgate/call-life';
 export const SIGN_IN_KEEP_MS = 86_400_000;
 
 /**
- * The gateway's retention (issue 12 point 7), enforcing what the docs promise:
+ * The gateway's retention, enforcing what the docs promise:
  * - a call's replayable answer (result, x402 receipt) is erased 7 days after the call; the operation key and the call
  *   row stay, so a repeat answers IDEMPOTENCY_RESULT_UNAVAILABLE and never buys the work again;
  * - device sign-ins a day past their expiry are deleted;

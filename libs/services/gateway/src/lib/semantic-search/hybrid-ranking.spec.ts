@@ -8,7 +8,7 @@ const candidate = fc.record({
 });
 const catalog = fc.uniqueArray(candidate, { minLength: 1, maxLength: 30, selector: (c) => c.name });
 
-describe('hybrid ranking (issue 14)', () => {
+describe('hybrid ranking', () => {
   it('property: a query that is exactly a tool\'s name ranks that tool first', () => {
     fc.assert(fc.property(catalog, fc.nat(), fc.constantFrom('', ' ', 'UPPER'), (tools, pick, variant) => {
       const target = tools[pick % tools.length]!;

@@ -1,5 +1,5 @@
 /**
- * How search_tools orders tools (issue 14): by meaning first, with the lexical index keeping what words do best. Pure,
+ * How search_tools orders tools: by meaning first, with the lexical index keeping what words do best. Pure,
  * so it is property-tested and tuned on the evaluation set (tools/bench/src/search-eval.bench.ts).
  *
  * score = dense (mean cosine over the tool's two views) + lexical weight × BM25 / best BM25 + bonuses

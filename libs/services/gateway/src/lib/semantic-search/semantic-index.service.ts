@@ -52,7 +52,7 @@ export function meanOf(a: Float32Array, b: Float32Array): Float32Array {
 }
 
 /**
- * The dense half of search_tools (issue 14). Each tool is embedded once per contract text — kept in
+ * The dense half of search_tools. Each tool is embedded once per contract text — kept in
  * `gateway.tool_embedding` keyed by the text's hash with the model's, so a restart or another replica re-embeds
  * nothing — and queries are embedded once (LRU). If the model cannot be loaded the state is `unavailable`, search
  * ranks lexically, and readiness says so.

@@ -20,7 +20,7 @@ const CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ23456789';
  * only it holds; the owner opens the approval page and approves with an owner
  * key; approval creates a new agent of that owner, and the device's first poll
  * after it mints that agent's credential and hands it over once. No credential
- * ever waits in the request (issue 12): only its hash exists, in the credential
+ * ever waits in the request: only its hash exists, in the credential
  * table. Requests expire (`signInTtlMs`); the retention job purges old ones.
  */
 @Injectable()

@@ -39,7 +39,7 @@ export class SignInController {
     private readonly limits: RateLimits,
   ) {}
 
-  /** At most 10 sign-ins started per client address and UTC minute (issue 12 point 5). */
+  /** At most 10 sign-ins started per client address and UTC minute. */
   @Post('device')
   async start(@Body() dto: StartSignInDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const allowed = await this.limits.consume('signIns', `addr:${req.ip ?? 'unknown'}`);

@@ -14,7 +14,7 @@ function chainOf(texts: readonly string[]): ArchivedRow[] {
 
 const texts = fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 2, maxLength: 30 });
 
-describe('event archive hash chain (issue 13 point 1)', () => {
+describe('event archive hash chain', () => {
   it('property: an untouched chain verifies, in one page or many', () => {
     fc.assert(fc.property(texts, fc.integer({ min: 1, max: 10 }), (t, pageSize) => {
       const rows = chainOf(t);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The event archive's chain (issue 13 point 1), pure: each row's hash covers the previous row's hash and the event's
+ * The event archive's chain, pure: each row's hash covers the previous row's hash and the event's
  * canonical text, so changing, removing or reordering any archived event breaks every hash after it, and positions
  * count 1, 2, 3… without a gap.
  */

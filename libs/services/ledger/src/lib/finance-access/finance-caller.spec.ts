@@ -1,6 +1,6 @@
 import { type FinanceCaller, mayReadAll, mayReadOwner, visibleDetails } from './finance-caller';
 
-/** Issue 12 point 2: what each kind of finance caller may read. */
+/** What each kind of finance caller may read. */
 describe('finance caller scope', () => {
   const operator: FinanceCaller = { role: 'operator', tokenId: null };
   const finance: FinanceCaller = { role: 'finance', tokenId: 't1', ownerId: null };

@@ -14,7 +14,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
- * The finance console (issue 13 point 3), served by the ledger app and the embedded host at `/console`: sign in with a
+ * The finance console, served by the ledger app and the embedded host at `/console`: sign in with a
  * finance token, an overview with charts, the journal with filters, a call's timeline, statements with CSV, and the
  * reconciliation report — all read through the finance API with that token. A strict Content-Security-Policy: only
  * these files run, and everything shown from the API is set as text, never as markup.

@@ -1,6 +1,6 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-/** Issue 5: the double-entry journal as finance reads it, projected from the money events (disposable, rebuildable). */
+/** The double-entry journal as finance reads it, projected from the money events (disposable, rebuildable). */
 export class LedgerJournal1764750000000 implements MigrationInterface {
   name = 'LedgerJournal1764750000000';
 

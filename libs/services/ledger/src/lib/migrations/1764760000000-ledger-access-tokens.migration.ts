@@ -1,6 +1,6 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-/** Issue 12: finance and operator tokens for the finance API (only a hash of each secret is kept). */
+/** Finance and operator tokens for the finance API (only a hash of each secret is kept). */
 export class LedgerAccessTokens1764760000000 implements MigrationInterface {
   name = 'LedgerAccessTokens1764760000000';
 

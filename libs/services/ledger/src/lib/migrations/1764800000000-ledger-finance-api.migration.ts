@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 13 point 2: the journal as finance queries it. Each entry keeps its effective time (`occurred_at`, when the
+ * The journal as finance queries it. Each entry keeps its effective time (`occurred_at`, when the
  * money moved) apart from when the ledger recorded it (`recorded_at`); the owner or provider an account belongs to is
  * a generated column, for filters. `journal_day` holds each account's net movement per UTC day, maintained in the same
  * statement as every insert (a statement trigger over the inserted rows only), so a balance as of any time reads the

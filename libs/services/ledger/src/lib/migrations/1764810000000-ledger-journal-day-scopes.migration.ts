@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 13 point 2: an owner's or a provider's balance as of a time reads only that owner's or provider's rows — the
+ * An owner's or a provider's balance as of a time reads only that owner's or provider's rows — the
  * daily roll-up gets the same generated owner and provider columns as the journal, each with an index by day
  * (measured: 34 ms p50 by account prefix at 1,000,000 entries, a scan; see tools/bench/results/finance.json).
  */

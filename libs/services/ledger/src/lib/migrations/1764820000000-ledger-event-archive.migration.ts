@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 13 point 1: every event the ledger consumes, kept in the order it was archived, append-only. Each row's hash
+ * Every event the ledger consumes, kept in the order it was archived, append-only. Each row's hash
  * covers the previous row's hash, its position and the event's canonical text (`archive-events/hash-chain.ts`), so an
  * edit, a removal or a reordering is detectable; positions have no gaps. UPDATE and DELETE are refused by a trigger.
  */

@@ -1,6 +1,6 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-/** Issue 13 points 3 and 4: operators find a call by its operation key (the console, `tollgate-ops inspect call`). */
+/** Operators find a call by its operation key (the console, `tollgate-ops inspect call`). */
 export class LedgerOperationKeyIndex1764830000000 implements MigrationInterface {
   name = 'LedgerOperationKeyIndex1764830000000';
 

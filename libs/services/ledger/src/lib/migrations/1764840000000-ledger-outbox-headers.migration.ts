@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 import { addOutboxHeadersV3, dropOutboxHeadersV3 } from '@tollgate/messaging';
 
-/** Issue 13 point 5: outbox rows keep their event's headers (the W3C trace context). */
+/** Outbox rows keep their event's headers (the W3C trace context). */
 export class LedgerOutboxHeaders1764840000000 implements MigrationInterface {
   name = 'LedgerOutboxHeaders1764840000000';
 

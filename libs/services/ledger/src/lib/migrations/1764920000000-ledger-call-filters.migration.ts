@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 21 point 6: the journal filtered by tool or agent (through the call's CallRequested fact) and by recorded time,
+ * The journal filtered by tool or agent (through the call's CallRequested fact) and by recorded time,
  * each from an index.
  */
 export class LedgerCallFilters1764920000000 implements MigrationInterface {

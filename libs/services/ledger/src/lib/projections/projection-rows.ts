@@ -88,6 +88,6 @@ function holdReleased(p: HoldReleasedPayload): Posting[] {
 
 /** Settlement's half: clearing → provider payable (net) + platform revenue (fee). */
 function callSettled(p: CallSettledPayload): Posting[] {
-  if (!p.fee) return []; // settled before issue 5: no split to book
+  if (!p.fee) return []; // settled before fees were split: nothing to book
   return [{ id: `settle:${p.holdId}`, kind: 'settle', intentId: p.intentId, entries: Movements.settle(p.providerId, m(p.amount), BigInt(p.fee.amountMinor)) }];
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { type FinanceCaller } from '../finance-access/finance-caller';
 import { scopedFilter } from './finance-scope';
 
-describe('finance scope of journal queries (issue 13 point 2)', () => {
+describe('finance scope of journal queries', () => {
   const limited: FinanceCaller = { role: 'finance', tokenId: 't', ownerId: 'o1' };
 
   it('property: an owner-limited token only ever queries its own owner, or is refused', () => {

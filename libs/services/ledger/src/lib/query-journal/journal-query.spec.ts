@@ -23,7 +23,7 @@ function parseLine(line: string): string[] {
   return out;
 }
 
-describe('journal queries (issue 13 point 2)', () => {
+describe('journal queries', () => {
   it('property: a cursor decodes to the position it encodes; anything else is refused', () => {
     fc.assert(fc.property(fc.date({ noInvalidDate: true }), fc.string(), fc.nat(), (d, postingId, seq) => {
       const p = { occurredAt: d.toISOString(), postingId, seq };

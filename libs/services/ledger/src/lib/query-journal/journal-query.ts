@@ -1,5 +1,5 @@
 /**
- * The finance journal's query language (issue 13 point 2), pure: filters, the stable order (effective time, posting,
+ * The finance journal's query language, pure: filters, the stable order (effective time, posting,
  * line), keyset cursors, and CSV lines. The repository turns a filter into SQL; nothing here touches a database.
  */
 export interface JournalFilter {
@@ -38,7 +38,7 @@ export interface JournalLine {
   account: string;
   asset: string;
   amountMinor: string;
-  /** The same amount as a person reads it, in the asset's decimals (issue 21 point 6): "0.25" of USDC. */
+  /** The same amount as a person reads it, in the asset's decimals: "0.25" of USDC. */
   amount: string;
 }
 

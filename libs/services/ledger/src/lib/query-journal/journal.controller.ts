@@ -25,7 +25,7 @@ function filterOf(q: JournalQueryDto): JournalFilter {
 }
 
 /**
- * Finance (issue 13 point 2): the journal with filters and cursor pages, its CSV export (streamed, any size), and
+ * Finance: the journal with filters and cursor pages, its CSV export (streamed, any size), and
  * statements per owner and per provider for [from, to). Finance tokens only; an owner-limited token sees its owner.
  */
 @ApiTags('finance')

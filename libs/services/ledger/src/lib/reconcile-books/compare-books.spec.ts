@@ -10,7 +10,7 @@ const book = fc.array(fc.record({ account, asset: fc.constantFrom('USD', 'USDC')
   });
 const sum = (rows: readonly BookBalance[], account: string, asset: string) => rows.filter((r) => r.account === account && r.asset === asset).reduce((s, r) => s + BigInt(r.balance), 0n);
 
-describe('compareBooks (issue 13 point 2: reconciliation)', () => {
+describe('compareBooks (reconciliation)', () => {
   it('matches every account when the journal is the sum of the two books', () => {
     fc.assert(fc.property(book, book, (payment, settlement) => {
       const journal = compareBooks(payment, settlement, []).map((l) => ({ account: l.account, asset: l.asset, balance: (BigInt(l.payment) + BigInt(l.settlement)).toString() }));

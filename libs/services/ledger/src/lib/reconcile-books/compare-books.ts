@@ -1,5 +1,5 @@
 /**
- * The account-by-account comparison of the reconciliation report (issue 13 point 2), pure. Payment books the owner
+ * The account-by-account comparison of the reconciliation report, pure. Payment books the owner
  * side of every movement and settlement the provider side; the ledger's journal is both halves. So for each account
  * and asset the journal must equal payment's balance plus settlement's (a book that never touches an account counts
  * zero): the shared clearing and external accounts are the sum of the two halves.

@@ -25,7 +25,7 @@ export const MAX_DIFFS_PER_TABLE = 1000;
 /**
  * Compares each chosen projection's live and rebuilt tables row by row: every row's key and an MD5 of its compared
  * columns, full-joined on the key; any row missing on either side or hashing differently is a difference, reported
- * with the columns that differ and both values (issue 21 point 6). Rows
+ * with the columns that differ and both values. Rows
  * recorded from a topic replay carry the replay's time, so `ignoreRecordedAt` leaves that column out.
  */
 export async function diffProjections(m: EntityManager, projections: readonly ProjectionName[], opts: { ignoreRecordedAt?: boolean } = {}): Promise<ProjectionDiff[]> {

@@ -40,7 +40,7 @@ async function applyBatchSideBySide(ds: DataSource, events: readonly ReplayedEve
 }
 
 /**
- * Ops replay (issue 13 point 4): rebuilds the ledger's projections into shadow tables from a source of events, and
+ * Ops replay: rebuilds the ledger's projections into shadow tables from a source of events, and
  * then — on request — compares them with the live ones row by row and makes them live. Seeding: a replay that starts
  * past the beginning first copies the live rows of the events before its start, so "from a point" rebuilds only what
  * came after it. Every write is idempotent by event and posting id, so reading an event twice (a catch-up overlapping

@@ -2,7 +2,7 @@ import { type MigrationInterface, type QueryRunner } from 'typeorm';
 import { createDoubleEntryTables, dropDoubleEntryTables } from '@tollgate/persistence';
 
 /**
- * Issue 5: wallets as double-entry accounts (balance, posting, entry: see
+ * Wallets as double-entry accounts (balance, posting, entry: see
  * createDoubleEntryTables), deposits, spend policies, approvals, x402 nonces.
  */
 export class PaymentWallets1764750000000 implements MigrationInterface {

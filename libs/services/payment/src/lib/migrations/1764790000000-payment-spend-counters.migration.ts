@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 11: spend and velocity counted per agent in buckets, updated in the hold's transaction, instead of summing
+ * Spend and velocity counted per agent in buckets, updated in the hold's transaction, instead of summing
  * today's charges on every call (which grew without bound within a day). Filled from the charges already recorded.
  */
 export class PaymentSpendCounters1764790000000 implements MigrationInterface {

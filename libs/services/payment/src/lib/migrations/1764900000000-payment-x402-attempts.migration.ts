@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Issue 21 point 2: an x402 payment is its own durable record, outside any consumer transaction. The attempt is written
+ * An x402 payment is its own durable record, outside any consumer transaction. The attempt is written
  * with the CallRequested it pays for; verify and settle run after that commit; each outcome is written when known.
  */
 export class PaymentX402Attempts1764900000000 implements MigrationInterface {

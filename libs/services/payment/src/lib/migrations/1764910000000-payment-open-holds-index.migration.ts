@@ -1,6 +1,6 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-/** Issue 21 point 5: the public readiness figure `payment.holdsOpen` counts open holds from an index, not a table scan. */
+/** The public readiness figure `payment.holdsOpen` counts open holds from an index, not a table scan. */
 export class PaymentOpenHoldsIndex1764910000000 implements MigrationInterface {
   name = 'PaymentOpenHoldsIndex1764910000000';
 

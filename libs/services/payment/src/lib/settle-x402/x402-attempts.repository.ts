@@ -2,7 +2,7 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallRequestedPayload } from '@tollgate/contracts';
 import { type PaymentPayload, type PaymentRequirements, type SettleResponse } from '../x402/x402.types';
 
-/** One row of `payment.x402_attempt`: an x402 payment's durable steps (issue 21 point 2). */
+/** One row of `payment.x402_attempt`: an x402 payment's durable steps. */
 export interface X402AttemptRow {
   intent_id: string;
   state: 'verifying' | 'settling' | 'settled' | 'refused';

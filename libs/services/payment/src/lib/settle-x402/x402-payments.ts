@@ -22,7 +22,7 @@ export function withPaymentId(payment: PaymentPayload, paymentId: string): Payme
 }
 
 /**
- * The first step of an x402 payment, in the CallRequested's transaction (issue 21 point 2): what can be checked
+ * The first step of an x402 payment, in the CallRequested's transaction: what can be checked
  * without a facilitator is checked (network, asset, the exact amount, the payload's shape), the authorization's nonce
  * is spent, and the attempt is recorded. No facilitator is called here: verify and settle run after the commit.
  */

@@ -4,7 +4,7 @@ import { exactAmountProblem } from './exact-amount';
 import { requirementsFor } from './payment-required';
 import { type PaymentPayload } from './x402.types';
 
-/** Issue 12 point 1: whatever a facilitator says, only a payment of exactly the price is ever credited. */
+/** Whatever a facilitator says, only a payment of exactly the price is ever credited. */
 describe('exactAmountProblem (x402 exact scheme)', () => {
   const withValue = (value: unknown) => ({ payload: { authorization: { value } } }) as unknown as PaymentPayload;
 

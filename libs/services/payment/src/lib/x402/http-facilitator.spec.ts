@@ -6,7 +6,7 @@ import { requirementsFor } from './payment-required';
 import { type PaymentPayload } from './x402.types';
 
 /**
- * Issue 12 point 1, issue 21 point 2: a remote facilitator's answer is a payment only when it says so plainly; a
+ * A remote facilitator's answer is a payment only when it says so plainly; a
  * settle whose outcome the facilitator did not state (timeout, 5xx, not a verdict, no answer) is unknown — never a
  * refusal, never a payment.
  */

@@ -4,7 +4,7 @@ import { LocalFacilitator } from './local-facilitator';
 import { requirementsFor } from './payment-required';
 import { type PaymentPayload } from './x402.types';
 
-/** Issue 5, G7 x402: the local facilitator verifies what a chain-backed one would before broadcasting. */
+/** G7: x402: the local facilitator verifies what a chain-backed one would before broadcasting. */
 describe('LocalFacilitator (x402 exact scheme, EIP-3009 signatures)', () => {
   const facilitator = new LocalFacilitator();
   const req = requirementsFor(DEFAULT_X402, 1000n);
@@ -25,7 +25,7 @@ describe('LocalFacilitator (x402 exact scheme, EIP-3009 signatures)', () => {
     expect(await facilitator.verify(await sign({ network: 'eip155:1' }), req)).toEqual({ kind: 'invalid', reason: 'invalid_network' });
   });
 
-  it('issue 12: the exact scheme pays the price — a bigger signed value, or one beyond any bounded amount, is refused', async () => {
+  it('the exact scheme pays the price — a bigger signed value, or one beyond any bounded amount, is refused', async () => {
     expect(await facilitator.verify(await sign({ value: 1001n }), req)).toEqual({ kind: 'invalid', reason: 'amount_mismatch' });
     expect(await facilitator.verify(await sign({ value: 10n ** 12n }), req)).toEqual({ kind: 'invalid', reason: 'amount_mismatch' });
     expect(await facilitator.verify(await sign({ value: 2n ** 63n }), req)).toEqual({ kind: 'invalid', reason: 'amount_mismatch' });

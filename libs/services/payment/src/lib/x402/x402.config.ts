@@ -10,7 +10,7 @@ const PLACEHOLDER_PAY_TO = '0x1111111111111111111111111111111111111111';
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /**
- * The x402 variables, shared by the payment app's config and the embedded host's (issue 21 point 2): both read, and
+ * The x402 variables, shared by the payment app's config and the embedded host's: both read, and
  * validate at boot, the same facilitator, pay-to address, network and credentials.
  */
 export function WithX402Config<B extends ConfigBase>(Base: B) {

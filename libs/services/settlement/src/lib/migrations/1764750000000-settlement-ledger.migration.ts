@@ -2,7 +2,7 @@ import { type MigrationInterface, type QueryRunner } from 'typeorm';
 import { createDoubleEntryTables, dropDoubleEntryTables } from '@tollgate/persistence';
 
 /**
- * Issue 5: settlement's share of the double-entry ledger (clearing → provider
+ * Settlement's share of the double-entry ledger (clearing → provider
  * payable + platform revenue; payable → external on payout), the fee split of
  * each settled call, and payouts per provider statement period.
  */

@@ -1,7 +1,7 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 import { createParkedEventTableV2, dropParkedEventTableV2 } from '@tollgate/messaging';
 
-/** Issue 11: events this service's consumers parked (dead letters), with the reason, for ops to re-drive. */
+/** Events this service's consumers parked (dead letters), with the reason, for ops to re-drive. */
 export class SettlementParkedEvents1764770000000 implements MigrationInterface {
   name = 'SettlementParkedEvents1764770000000';
 

@@ -1,6 +1,6 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-/** Issue 13 point 5: the W3C context of the confirmed effect, so the sweeper's CallSettled continues the call's trace. */
+/** The W3C context of the confirmed effect, so the sweeper's CallSettled continues the call's trace. */
 export class SettlementTraceContext1764850000000 implements MigrationInterface {
   name = 'SettlementTraceContext1764850000000';
 
