@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { DISCOVERY } from '../discovery.constants';
-import { type SyncReport } from '../sync-provider/sync-provider.usecase';
+import { type SyncReport } from '../sync-provider/sync-report';
 
 /** `discovery.provider`: one row per upstream MCP server, how to reach it and how its last sync went. */
 export interface ProviderRow {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Tool } from '@modelcontextprotocol/client';
-import { contractChanges, contractHashOf, listUpstreamTools, type RefusedTool, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
+import { contractChanges, contractHashOf, listUpstreamTools, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
 import { sanitizeListing } from '../catalog/catalog-listing';
 import { PublishToolService } from '../catalog/publish-tool.service';
@@ -10,23 +10,15 @@ import { lockCatalogSync } from './catalog-sync.lock';
 import { CatalogFold, type ContractFields, type DescriptiveFields } from './catalog-fold.repository';
 import { type ProviderRow as FullProviderRow } from '../register-provider/providers.repository';
 import { DISCOVERY } from '../discovery.constants';
+import { type SyncReport } from './sync-report';
+
+export { type SyncReport } from './sync-report';
 
 /** Names the gateway itself serves; an upstream may not shadow them. */
 export const RESERVED_TOOL_NAMES = new Set(['search_tools', 'get_tool', 'call_tool', 'assay_sign_in', 'assay_check_args', 'assay_check_sequence', 'assay_policy_decide']);
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** How long one sync may take (R6: an operation is bounded by a deadline). */
 const SYNC_DEADLINE_MS = 30_000;
-
-export interface SyncReport {
-  providerId: string;
-  ok: boolean;
-  error?: string;
-  pages?: number;
-  tools: { name: string; version: number; contractHash: string; state: 'new' | 'unchanged' | 'pending_approval' }[];
-  refused: RefusedTool[];
-  removed: string[];
-  syncedAt: string;
-}
 
 type ProviderRow = Pick<FullProviderRow, 'provider_id' | 'transport' | 'endpoint' | 'command' | 'args'>;
 

@@ -1,6 +1,6 @@
 import { type EntityManager } from 'typeorm';
 import { TERMINAL_EVENT_TYPES } from '@tollgate/call-life';
-import { type ReconciliationReport } from './reconciliation.usecase';
+import { type ReconciliationReport } from './reconciliation-report';
 import { type BookBalance } from './compare-books';
 
 type Executor = Pick<EntityManager, 'query'>;

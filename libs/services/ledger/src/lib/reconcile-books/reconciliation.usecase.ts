@@ -3,22 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { LEDGER } from '../ledger.constants';
 import { Books } from './books.repository';
-import { type AccountLine, type BookBalance, compareBooks } from './compare-books';
+import { type BookBalance, compareBooks } from './compare-books';
+import { type ReconciliationReport } from './reconciliation-report';
+
+export { type ReconciliationReport } from './reconciliation-report';
 
 const SERVICES = ['gateway', 'execution', 'payment', 'settlement', 'ledger'] as const;
 const LIMIT = 500;
-
-export interface ReconciliationReport {
-  generatedAt: string;
-  /** Payment's book vs settlement's book vs the journal, account by account (all lines, mismatches first). */
-  accounts: { lines: AccountLine[]; mismatches: number; available: boolean };
-  /** Calls whose first event is older than `olderThanSeconds` and which reached no terminal event. */
-  callsNotTerminal: { olderThanSeconds: number; calls: { intentId: string; startedAt: string; lastType: string; lastAt: string; operationKey: string | null }[] };
-  /** Execution's open reconciliations: dispatched, result unknown, awaiting a decision or the automatic check. */
-  unknownOutcomes: { available: boolean; open: { intentId: string; attempt: number; reason: string; tries: number; openedAt: string }[] };
-  /** Events a consumer parked (dead letters) not yet re-driven, per service. */
-  parkedEvents: { service: string; consumer: string; topic: string; partition: number; offset: string; eventId: string | null; reason: string; parkedAt: string }[];
-}
 
 /**
  * The reconciliation report. The other books are read from their services' schemas, read-only, in one
