@@ -1,67 +1,15 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Logger } from 'pino';
-import { ContractViolationError, type EventDefinition, type EventEnvelope } from '@tollgate/contracts';
+import { ContractViolationError, type EventEnvelope } from '@tollgate/contracts';
 import { bindToActiveContext, eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
 import { type Deferrable, type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { decodeOnce } from './decode-once';
 import { DEGRADED_AFTER_MS, isTransientFailure, retryDelayMs, TRANSIENT_BUDGET_MS } from './failure-policy';
-import { type EventHandler, type HandleContext, type ParkedContext } from './handler';
+import { type BatchApplier, type BatchEvent, type EventHandler, intentIdOf } from './handler';
 import { describe, Parking } from './parking';
 
-export type { EventHandler, HandleContext, ParkedContext } from './handler';
-
-function intentIdOf(payload: object): string | undefined {
-  const id = (payload as { intentId?: unknown }).intentId;
-  return typeof id === 'string' ? id : undefined;
-}
-
-/** One new event of a batch, as a batch applier sees it. */
-export interface BatchEvent {
-  type: string;
-  topic: string;
-  /** The message's headers (the W3C trace context of whoever wrote the event). */
-  headers: Record<string, string>;
-  payload: object;
-  envelope: EventEnvelope;
-}
-
-/** A consumer that applies its batch at once: load the state of every entity the batch names, decide, save. */
-export interface BatchContext {
-  /** The batch's new events, in delivery order (redelivered ones already dropped by the inbox, unless `dedupedByModel`). */
-  events: BatchEvent[];
-  manager: EntityManager;
-  /** Runs `fn` once the transaction has committed, in the context active when it was scheduled (see `within`). */
-  afterCommit(fn: () => Promise<void> | void): void;
-  /**
-   * Runs work done for one event (what it emits, what it schedules after commit) inside that event's trace: a batch
-   * holds several calls, each with its own trace.
-   */
-  within<T>(event: BatchEvent, fn: () => Promise<T>): Promise<T>;
-}
-
-export type BatchApplier = (ctx: BatchContext) => Promise<void>;
-
-/**
- * A consumer of these events that applies each batch in one call (`applyBatch`) instead of one handler per event:
- * `{ name, ...perBatch([CallDispatched, ResultReceived], (ctx) => ...) }`.
- */
-export function perBatch(
-  events: readonly EventDefinition<object>[], applyBatch: BatchApplier,
-  options: { dedupedByModel?: boolean; onParked?: (event: EventDefinition<object>, ctx: ParkedContext<object>) => Promise<void> } = {},
-): { handlers: EventHandler<object>[]; applyBatch: BatchApplier; dedupedByModel?: boolean } {
-  const { onParked } = options;
-  const handlers = events.map((event): EventHandler<object> => ({
-    event, handle: () => Promise.reject(new Error(`${event.type} is applied per batch`)),
-    ...(onParked ? { onParked: (ctx: ParkedContext<object>) => onParked(event, ctx) } : {}),
-  }));
-  return { handlers, applyBatch, ...(options.dedupedByModel ? { dedupedByModel: true } : {}) };
-}
-
-/** A typed handler for one event: `on(PaymentHeld, async ({ payload, manager }) => ...)`. */
-export function on<P extends object>(event: EventDefinition<P>, handle: (ctx: HandleContext<P>) => Promise<void>, extra: { onParked?: (ctx: ParkedContext<P>) => Promise<void> } = {}): EventHandler<P> {
-  return { event, handle, ...extra };
-}
+export { type BatchApplier, type BatchContext, type BatchEvent, type EventHandler, type HandleContext, on, type ParkedContext, perBatch } from './handler';
 
 export interface InboxConsumerOptions {
   /** Stable consumer name: the inbox deduplicates per name, and the default group id derives from it. */

@@ -34,3 +34,56 @@ export interface EventHandler<P extends object = object> {
    */
   onParked?(ctx: ParkedContext<P>): Promise<void>;
 }
+
+/** The call an event is about, when its payload names one. */
+export function intentIdOf(payload: object): string | undefined {
+  const id = (payload as { intentId?: unknown }).intentId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** One new event of a batch, as a batch applier sees it. */
+export interface BatchEvent {
+  type: string;
+  topic: string;
+  /** The message's headers (the W3C trace context of whoever wrote the event). */
+  headers: Record<string, string>;
+  payload: object;
+  envelope: EventEnvelope;
+}
+
+/** A consumer that applies its batch at once: load the state of every entity the batch names, decide, save. */
+export interface BatchContext {
+  /** The batch's new events, in delivery order (redelivered ones already dropped by the inbox, unless `dedupedByModel`). */
+  events: BatchEvent[];
+  manager: EntityManager;
+  /** Runs `fn` once the transaction has committed, in the context active when it was scheduled (see `within`). */
+  afterCommit(fn: () => Promise<void> | void): void;
+  /**
+   * Runs work done for one event (what it emits, what it schedules after commit) inside that event's trace: a batch
+   * holds several calls, each with its own trace.
+   */
+  within<T>(event: BatchEvent, fn: () => Promise<T>): Promise<T>;
+}
+
+export type BatchApplier = (ctx: BatchContext) => Promise<void>;
+
+/**
+ * A consumer of these events that applies each batch in one call (`applyBatch`) instead of one handler per event:
+ * `{ name, ...perBatch([CallDispatched, ResultReceived], (ctx) => ...) }`.
+ */
+export function perBatch(
+  events: readonly EventDefinition<object>[], applyBatch: BatchApplier,
+  options: { dedupedByModel?: boolean; onParked?: (event: EventDefinition<object>, ctx: ParkedContext<object>) => Promise<void> } = {},
+): { handlers: EventHandler<object>[]; applyBatch: BatchApplier; dedupedByModel?: boolean } {
+  const { onParked } = options;
+  const handlers = events.map((event): EventHandler<object> => ({
+    event, handle: () => Promise.reject(new Error(`${event.type} is applied per batch`)),
+    ...(onParked ? { onParked: (ctx: ParkedContext<object>) => onParked(event, ctx) } : {}),
+  }));
+  return { handlers, applyBatch, ...(options.dedupedByModel ? { dedupedByModel: true } : {}) };
+}
+
+/** A typed handler for one event: `on(PaymentHeld, async ({ payload, manager }) => ...)`. */
+export function on<P extends object>(event: EventDefinition<P>, handle: (ctx: HandleContext<P>) => Promise<void>, extra: { onParked?: (ctx: ParkedContext<P>) => Promise<void> } = {}): EventHandler<P> {
+  return { event, handle, ...extra };
+}
