@@ -7,42 +7,18 @@ import {
   type UpstreamResultDto,
 } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { callUpstreamTool, type TrustedActor, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
+import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
-import { compareReadBack, eligibleBindings, MAX_RESULT_BYTES, mayFallBack, type ReadBackSpec } from './call-policy';
+import { eligibleBindings, MAX_RESULT_BYTES, mayFallBack } from './call-policy';
 import { checkResult } from './check-result';
 import { DispatchAttempts } from './dispatch-attempts.repository';
 import { PendingCallsRepository, type ToolBindingRow } from './pending-calls.repository';
+import {
+  appendReadBackVerdict, callAuthority, type Dispatch, readBackResource, type ReadBackOutcome, toResult, upstreamTarget,
+} from './dispatch';
 
-/** The part of the R1 scope that is the same for every binding of a call (the server is the binding's provider). */
-export interface CallAuthority {
-  actor: TrustedActor;
-  workspaceId: string;
-  toolsetId: string;
-}
-
-/** From the pending call's columns: the owner is the tenant and its workspace, the agent the user, the MCP URL the toolset. */
-export function callAuthority(row: { owner_id: string | null; agent_id: string | null; mcp_url_id: string | null }): CallAuthority {
-  return { actor: { tenantId: row.owner_id ?? '', userId: row.agent_id ?? '' }, workspaceId: row.owner_id ?? '', toolsetId: row.mcp_url_id ?? '' };
-}
-
-export interface Dispatch {
-  intentId: string;
-  toolId: string;
-  /** Eligible bindings in order; attempt n uses bindings[n - 1]. */
-  bindings: ToolBindingDto[];
-  arguments: Record<string, unknown>;
-  /** The agent's key, or the intentId: every call reaches the provider with an operation key (C2: from run control). */
-  operationKey: string;
-  deadlineAt: Date;
-  outputSchema: Record<string, unknown> | null;
-  kind: 'read' | 'write';
-  readBack: ReadBackSpec | null;
-  authority: CallAuthority;
-}
-
-export type ReadBackOutcome = { status: 'found'; resource: Record<string, unknown>; result: UpstreamResultDto } | { status: 'missing' } | { status: 'unreachable'; detail: string };
+export { callAuthority, type CallAuthority, type Dispatch, type ReadBackOutcome, upstreamTarget } from './dispatch';
 
 const logger = createLogger(EXECUTION);
 
@@ -56,22 +32,6 @@ export interface DeliveredCall {
   arguments?: Record<string, unknown>;
   within?: Within;
 }
-/** A read-back gets its own short budget: the call's deadline may already be spent. */
-const READ_BACK_MS = 10_000;
-
-/** Where a binding's provider is reached: from discovery's registry, never from the agent (R1). */
-export function upstreamTarget(b: ToolBindingDto): UpstreamTarget {
-  return b.transport === 'stdio' ? { transport: 'stdio', command: b.command!, args: b.args ?? [] } : { transport: 'http', endpoint: b.endpoint! };
-}
-
-function toResult(r: { content?: unknown; structuredContent?: unknown; isError?: boolean }): UpstreamResultDto {
-  return {
-    content: (r.content ?? []) as Record<string, unknown>[],
-    ...(r.structuredContent ? { structuredContent: r.structuredContent as Record<string, unknown> } : {}),
-    ...(r.isError ? { isError: true } : {}),
-  } as UpstreamResultDto;
-}
-
 /**
  * Sends a held call to its provider and records the three facts of B4 / C8:
  *   1. CallDispatched — committed BEFORE each attempt leaves;
@@ -207,17 +167,7 @@ export class DispatchCallUseCase {
   /** One attempt; false when the next binding should be tried. */
   private async attempt(d: Dispatch, attempt: number): Promise<boolean> {
     const binding = d.bindings[attempt - 1]!;
-    if (!(await this.bindingStillServes(d.toolId, binding))) {
-      const last = attempt === d.bindings.length;
-      await this.complete(d.intentId, attempt, 'failed', async (m) => {
-        const result = toResult({ content: [{ type: 'text', text: `Provider ${binding.providerId} no longer serves this tool; it was not called.` }], isError: true });
-        await this.outbox.append(m, ResultReceived, {
-          intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'provider_error', classification: 'binding_withdrawn', resultDigest: digestOf(result), result,
-        });
-        if (last) await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'TOOL_NO_ELIGIBLE_BINDING', reason: 'No provider binding serves this tool any more; nothing was performed.' });
-      });
-      return last;
-    }
+    if (!(await this.bindingStillServes(d.toolId, binding))) return this.withdrawn(d, attempt, binding);
     let raw;
     try {
       raw = await callUpstreamTool({
@@ -227,113 +177,104 @@ export class DispatchCallUseCase {
     } catch (error) {
       const failure = error instanceof UpstreamError ? error.kind : 'connection';
       const detail = error instanceof UpstreamError ? error.message : 'the upstream call failed';
-      if (mayFallBack(failure, d.kind)) {
-        const last = attempt === d.bindings.length;
-        logger.warn({ intentId: d.intentId, providerId: binding.providerId, failure, last }, last ? 'every binding failed' : 'falling back to the next binding');
-        await this.complete(d.intentId, attempt, 'failed', async (m) => {
-          const result = toResult({ content: [{ type: 'text', text: `Provider ${binding.providerId} failed: ${detail}.` }], isError: true });
-          await this.outbox.append(m, ResultReceived, {
-            intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'provider_error', classification: failure === 'refused' ? 'unreachable' : failure,
-            resultDigest: digestOf(result), result,
-          });
-          if (last) {
-            await this.outbox.append(m, EffectRejected, {
-              intentId: d.intentId, attempt,
-              code: d.bindings.length > 1 ? 'TOOL_ALL_BINDINGS_FAILED' : 'PROVIDER_SYSTEM_ERROR',
-              reason: d.bindings.length > 1 ? `All ${d.bindings.length} eligible providers failed; nothing was performed.`
-                : failure === 'not_sent' ? `The provider was not called (${detail}); nothing was performed.` : `The provider failed (${detail}); nothing was performed.`,
-            });
-          }
-        });
-        return last;
-      }
-      const reason: UnknownOutcomeReason = failure === 'deadline' ? 'deadline_passed' : 'connection_lost';
-      logger.warn({ intentId: d.intentId, providerId: binding.providerId, reason }, 'outcome unknown after dispatch: reconciling by operation key');
-      await this.complete(d.intentId, attempt, 'outcome_unknown', async (m) => {
-        await this.outbox.append(m, OutcomeUnknown, { intentId: d.intentId, attempt, providerId: binding.providerId, reason, detail });
-        await openReconciliation(m, d.intentId, attempt, reason);
-      });
-      return true;
+      if (mayFallBack(failure, d.kind)) return this.failed(d, attempt, binding, failure, detail);
+      return this.unknown(d, attempt, binding, failure === 'deadline' ? 'deadline_passed' : 'connection_lost', detail);
     }
+    return this.received(d, attempt, binding, toResult(raw));
+  }
 
-    const upstream = toResult(raw);
-    const bytes = Buffer.byteLength(JSON.stringify(upstream), 'utf8');
-    if (bytes > MAX_RESULT_BYTES) {
-      // R6: refused, and not carried in an event; the agent is told how large it was.
-      const withheld = toResult({ content: [{ type: 'text', text: `The provider's result (${bytes} bytes) was over the ${MAX_RESULT_BYTES}-byte limit and was withheld.` }], isError: true });
-      await this.complete(d.intentId, attempt, 'result_received', async (m) => {
-        await this.outbox.append(m, ResultReceived, {
-          intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'contract_violation', classification: 'result_too_large', resultDigest: digestOf(upstream), result: withheld,
-        });
-        await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: `The result was ${bytes} bytes, over the ${MAX_RESULT_BYTES}-byte limit.` });
+  /** The binding was withdrawn before the call left: not called; the last one rejects the call. */
+  private async withdrawn(d: Dispatch, attempt: number, binding: ToolBindingDto): Promise<boolean> {
+    const last = attempt === d.bindings.length;
+    await this.complete(d.intentId, attempt, 'failed', async (m) => {
+      const result = toResult({ content: [{ type: 'text', text: `Provider ${binding.providerId} no longer serves this tool; it was not called.` }], isError: true });
+      await this.outbox.append(m, ResultReceived, {
+        intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'provider_error', classification: 'binding_withdrawn', resultDigest: digestOf(result), result,
       });
-      return true;
-    }
+      if (last) await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'TOOL_NO_ELIGIBLE_BINDING', reason: 'No provider binding serves this tool any more; nothing was performed.' });
+    });
+    return last;
+  }
+
+  /** The provider failed in a way that performed nothing (`mayFallBack`): the next binding is tried; after the last, rejected. */
+  private async failed(d: Dispatch, attempt: number, binding: ToolBindingDto, failure: UpstreamError['kind'] | 'connection', detail: string): Promise<boolean> {
+    const last = attempt === d.bindings.length;
+    logger.warn({ intentId: d.intentId, providerId: binding.providerId, failure, last }, last ? 'every binding failed' : 'falling back to the next binding');
+    await this.complete(d.intentId, attempt, 'failed', async (m) => {
+      const result = toResult({ content: [{ type: 'text', text: `Provider ${binding.providerId} failed: ${detail}.` }], isError: true });
+      await this.outbox.append(m, ResultReceived, {
+        intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'provider_error', classification: failure === 'refused' ? 'unreachable' : failure,
+        resultDigest: digestOf(result), result,
+      });
+      if (!last) return;
+      await this.outbox.append(m, EffectRejected, {
+        intentId: d.intentId, attempt,
+        code: d.bindings.length > 1 ? 'TOOL_ALL_BINDINGS_FAILED' : 'PROVIDER_SYSTEM_ERROR',
+        reason: d.bindings.length > 1 ? `All ${d.bindings.length} eligible providers failed; nothing was performed.`
+          : failure === 'not_sent' ? `The provider was not called (${detail}); nothing was performed.` : `The provider failed (${detail}); nothing was performed.`,
+      });
+    });
+    return last;
+  }
+
+  /** Sent, and no answer came back: the outcome is unknown, reconciled by operation key, never sent again. */
+  private async unknown(d: Dispatch, attempt: number, binding: ToolBindingDto, reason: UnknownOutcomeReason, detail: string): Promise<boolean> {
+    logger.warn({ intentId: d.intentId, providerId: binding.providerId, reason }, 'outcome unknown after dispatch: reconciling by operation key');
+    await this.complete(d.intentId, attempt, 'outcome_unknown', async (m) => {
+      await this.outbox.append(m, OutcomeUnknown, { intentId: d.intentId, attempt, providerId: binding.providerId, reason, detail });
+      await openReconciliation(m, d.intentId, attempt, reason);
+    });
+    return true;
+  }
+
+  /** A result came back: withheld when too large, else checked (output contract, or a write's read-back). */
+  private async received(d: Dispatch, attempt: number, binding: ToolBindingDto, upstream: UpstreamResultDto): Promise<boolean> {
+    const bytes = Buffer.byteLength(JSON.stringify(upstream), 'utf8');
+    if (bytes > MAX_RESULT_BYTES) return this.tooLarge(d, attempt, binding, upstream, bytes);
     const verdict = checkResult(upstream, d.outputSchema);
     const received = (m: EntityManager) => this.outbox.append(m, ResultReceived, {
       intentId: d.intentId, attempt, providerId: binding.providerId, outcome: verdict.outcome, classification: verdict.classification, resultDigest: digestOf(upstream), result: upstream,
     });
-    if (verdict.rejection) {
-      await this.complete(d.intentId, attempt, 'result_received', async (m) => {
-        await received(m);
-        await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: verdict.rejection!.code, reason: verdict.rejection!.reason });
-      });
-      return true;
-    }
-    if (d.kind === 'write' && d.readBack) {
-      // C4: the create call succeeded; the effect is confirmed only by reading the resource back by its key.
-      const rb = await this.readBack(d, binding);
-      await this.complete(d.intentId, attempt, 'result_received', async (m) => {
-        await received(m);
-        if (rb.status === 'unreachable') {
-          await openReconciliation(m, d.intentId, attempt, 'read_back_unreachable');
-          return;
-        }
-        await this.appendReadBackVerdict(m, d, attempt, binding.providerId, rb);
-      });
-      return true;
-    }
+    // C4: a write that declares a read-back is confirmed only by reading the resource back by its key.
+    const rb = !verdict.rejection && d.kind === 'write' && d.readBack ? await this.readBack(d, binding) : undefined;
     await this.complete(d.intentId, attempt, 'result_received', async (m) => {
       await received(m);
-      await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method: 'output_contract', providerId: binding.providerId });
+      if (verdict.rejection) {
+        await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: verdict.rejection.code, reason: verdict.rejection.reason });
+      } else if (rb?.status === 'unreachable') {
+        await openReconciliation(m, d.intentId, attempt, 'read_back_unreachable');
+      } else if (rb) {
+        await this.appendReadBackVerdict(m, d, attempt, binding.providerId, rb);
+      } else {
+        await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method: 'output_contract', providerId: binding.providerId });
+      }
+    });
+    return true;
+  }
+
+  /** R6: a result over the size limit is refused and not carried in an event; the agent is told how large it was. */
+  private async tooLarge(d: Dispatch, attempt: number, binding: ToolBindingDto, upstream: UpstreamResultDto, bytes: number): Promise<boolean> {
+    const withheld = toResult({ content: [{ type: 'text', text: `The provider's result (${bytes} bytes) was over the ${MAX_RESULT_BYTES}-byte limit and was withheld.` }], isError: true });
+    await this.complete(d.intentId, attempt, 'result_received', async (m) => {
+      await this.outbox.append(m, ResultReceived, {
+        intentId: d.intentId, attempt, providerId: binding.providerId, outcome: 'contract_violation', classification: 'result_too_large', resultDigest: digestOf(upstream), result: withheld,
+      });
+      await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: `The result was ${bytes} bytes, over the ${MAX_RESULT_BYTES}-byte limit.` });
     });
     return true;
   }
 
   /** Reads a write's resource back through the declared read-back tool, by operation key. */
-  async readBack(d: Pick<Dispatch, 'intentId' | 'operationKey' | 'readBack' | 'authority'>, binding: ToolBindingDto): Promise<ReadBackOutcome> {
-    const spec = d.readBack!;
-    try {
-      const raw = await callUpstreamTool({
-        target: upstreamTarget(binding), scope: { ...d.authority, serverName: binding.providerId }, toolName: spec.tool, arguments: { [spec.keyArgument]: d.operationKey },
-        deadlineAt: Date.now() + READ_BACK_MS, intentId: d.intentId, operationKey: d.operationKey,
-      });
-      if (raw.isError) return { status: 'missing' };
-      const resource = raw.structuredContent as Record<string, unknown> | undefined;
-      if (!resource) return { status: 'unreachable', detail: 'the read-back returned no structured resource' };
-      return { status: 'found', resource, result: toResult(raw) };
-    } catch (e) {
-      return { status: 'unreachable', detail: e instanceof UpstreamError ? e.message : 'the read-back failed' };
-    }
+  readBack(d: Pick<Dispatch, 'intentId' | 'operationKey' | 'readBack' | 'authority'>, binding: ToolBindingDto): Promise<ReadBackOutcome> {
+    return readBackResource(d, binding);
   }
 
   /** C6, last row: a disagreeing read-back keeps the real resource and is never reported as success. */
-  async appendReadBackVerdict(
+  appendReadBackVerdict(
     m: EntityManager, d: Pick<Dispatch, 'intentId' | 'arguments' | 'readBack'>, attempt: number, providerId: string,
     rb: Exclude<ReadBackOutcome, { status: 'unreachable' }>, method: 'read_back' | 'reconciliation' = 'read_back',
   ): Promise<void> {
-    if (rb.status === 'missing') {
-      await this.outbox.append(m, EffectRejected, { intentId: d.intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The provider reported success, but the resource cannot be read back by its operation key.' });
-      return;
-    }
-    const difference = compareReadBack(d.readBack!, d.arguments, rb.resource);
-    if (Object.keys(difference).length > 0) {
-      await this.outbox.append(m, EffectRejected, {
-        intentId: d.intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The resource read back differs from the request; it is kept as it is, for a repair decision.', difference,
-      });
-      return;
-    }
-    await this.outbox.append(m, EffectConfirmed, { intentId: d.intentId, attempt, method, providerId });
+    return appendReadBackVerdict(this.outbox, m, { ...d, attempt, providerId, method }, rb);
   }
 
   /** Moves an attempt out of `dispatched` exactly once, with its facts, in one transaction. */

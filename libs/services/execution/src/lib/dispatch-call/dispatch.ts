@@ -1,0 +1,90 @@
+import { type EntityManager } from 'typeorm';
+import { EffectConfirmed, EffectRejected, type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
+import { type OutboxWriter } from '@tollgate/messaging';
+import { callUpstreamTool, type TrustedActor, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
+import { compareReadBack, type ReadBackSpec } from './call-policy';
+
+// What a dispatch carries, who it acts for, where it goes, and how a write's effect is read back by operation key.
+
+/** The part of the R1 scope that is the same for every binding of a call (the server is the binding's provider). */
+export interface CallAuthority {
+  actor: TrustedActor;
+  workspaceId: string;
+  toolsetId: string;
+}
+
+/** From the pending call's columns: the owner is the tenant and its workspace, the agent the user, the MCP URL the toolset. */
+export function callAuthority(row: { owner_id: string | null; agent_id: string | null; mcp_url_id: string | null }): CallAuthority {
+  return { actor: { tenantId: row.owner_id ?? '', userId: row.agent_id ?? '' }, workspaceId: row.owner_id ?? '', toolsetId: row.mcp_url_id ?? '' };
+}
+
+export interface Dispatch {
+  intentId: string;
+  toolId: string;
+  /** Eligible bindings in order; attempt n uses bindings[n - 1]. */
+  bindings: ToolBindingDto[];
+  arguments: Record<string, unknown>;
+  /** The agent's key, or the intentId: every call reaches the provider with an operation key (C2: from run control). */
+  operationKey: string;
+  deadlineAt: Date;
+  outputSchema: Record<string, unknown> | null;
+  kind: 'read' | 'write';
+  readBack: ReadBackSpec | null;
+  authority: CallAuthority;
+}
+
+export type ReadBackOutcome = { status: 'found'; resource: Record<string, unknown>; result: UpstreamResultDto } | { status: 'missing' } | { status: 'unreachable'; detail: string };
+
+/** A read-back gets its own short budget: the call's deadline may already be spent. */
+const READ_BACK_MS = 10_000;
+
+/** Where a binding's provider is reached: from discovery's registry, never from the agent (R1). */
+export function upstreamTarget(b: ToolBindingDto): UpstreamTarget {
+  return b.transport === 'stdio' ? { transport: 'stdio', command: b.command!, args: b.args ?? [] } : { transport: 'http', endpoint: b.endpoint! };
+}
+
+export function toResult(r: { content?: unknown; structuredContent?: unknown; isError?: boolean }): UpstreamResultDto {
+  return {
+    content: (r.content ?? []) as Record<string, unknown>[],
+    ...(r.structuredContent ? { structuredContent: r.structuredContent as Record<string, unknown> } : {}),
+    ...(r.isError ? { isError: true } : {}),
+  } as UpstreamResultDto;
+}
+
+/** Reads a write's resource back through the declared read-back tool, by operation key. */
+export async function readBackResource(d: Pick<Dispatch, 'intentId' | 'operationKey' | 'readBack' | 'authority'>, binding: ToolBindingDto): Promise<ReadBackOutcome> {
+  const spec = d.readBack!;
+  try {
+    const raw = await callUpstreamTool({
+      target: upstreamTarget(binding), scope: { ...d.authority, serverName: binding.providerId }, toolName: spec.tool, arguments: { [spec.keyArgument]: d.operationKey },
+      deadlineAt: Date.now() + READ_BACK_MS, intentId: d.intentId, operationKey: d.operationKey,
+    });
+    if (raw.isError) return { status: 'missing' };
+    const resource = raw.structuredContent as Record<string, unknown> | undefined;
+    if (!resource) return { status: 'unreachable', detail: 'the read-back returned no structured resource' };
+    return { status: 'found', resource, result: toResult(raw) };
+  } catch (e) {
+    return { status: 'unreachable', detail: e instanceof UpstreamError ? e.message : 'the read-back failed' };
+  }
+}
+
+/** C6, last row: a disagreeing read-back keeps the real resource and is never reported as success. */
+export async function appendReadBackVerdict(
+  outbox: OutboxWriter, m: EntityManager,
+  d: Pick<Dispatch, 'intentId' | 'arguments' | 'readBack'> & { attempt: number; providerId: string; method: 'read_back' | 'reconciliation' },
+  rb: Exclude<ReadBackOutcome, { status: 'unreachable' }>,
+): Promise<void> {
+  const { intentId, attempt } = d;
+  if (rb.status === 'missing') {
+    await outbox.append(m, EffectRejected, { intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The provider reported success, but the resource cannot be read back by its operation key.' });
+    return;
+  }
+  const difference = compareReadBack(d.readBack!, d.arguments, rb.resource);
+  if (Object.keys(difference).length > 0) {
+    await outbox.append(m, EffectRejected, {
+      intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The resource read back differs from the request; it is kept as it is, for a repair decision.', difference,
+    });
+    return;
+  }
+  await outbox.append(m, EffectConfirmed, { intentId, attempt, method: d.method, providerId: d.providerId });
+}
