@@ -45,32 +45,43 @@ export function sanitizeListing(raw: unknown): Listing {
   const asset = str(r['asset'], 12);
   if (asset && /^[A-Z][A-Z0-9]{1,11}$/.test(asset)) out.asset = asset;
   if (r['freeCallsPerDay'] === null || (Number.isInteger(r['freeCallsPerDay']) && (r['freeCallsPerDay'] as number) >= 0)) out.freeCallsPerDay = r['freeCallsPerDay'] as number | null;
-  if (Array.isArray(r['examples']) && r['examples'].length <= 10) {
-    const ex = r['examples'].filter((e): e is { title?: string; arguments: Record<string, unknown> } =>
-      typeof e === 'object' && e !== null && typeof (e as Record<string, unknown>)['arguments'] === 'object' && (e as Record<string, unknown>)['arguments'] !== null,
-    );
-    out.examples = ex.map((e) => ({ ...(typeof e.title === 'string' ? { title: e.title.slice(0, 500) } : {}), arguments: e.arguments }));
-  }
+  if (Array.isArray(r['examples']) && r['examples'].length <= 10) out.examples = examplesOf(r['examples']);
   const oi = strings(r['optionalInputFields']);
   if (oi) out.optionalInputFields = oi;
   const oo = strings(r['optionalOutputFields']);
   if (oo) out.optionalOutputFields = oo;
   const dep = r['deprecation'];
   if (dep === null) out.deprecation = null;
-  else if (typeof dep === 'object' && typeof (dep as Record<string, unknown>)['sunsetAt'] === 'string' && !Number.isNaN(Date.parse((dep as Record<string, string>)['sunsetAt']!))) {
-    const d = dep as { sunsetAt: string; replacement?: unknown };
-    out.deprecation = { sunsetAt: new Date(d.sunsetAt).toISOString(), ...(typeof d.replacement === 'string' ? { replacement: d.replacement } : {}) };
-  }
+  else if (deprecationOf(dep)) out.deprecation = deprecationOf(dep);
   const rb = r['readBack'];
   if (rb === null) out.readBack = null;
-  else if (typeof rb === 'object' && rb !== null) {
-    const x = rb as Record<string, unknown>;
-    const compare = strings(x['compare']);
-    if (typeof x['tool'] === 'string' && /^[A-Za-z0-9_.-]{1,128}$/.test(x['tool']) && typeof x['keyArgument'] === 'string' && x['keyArgument'].length > 0 && compare) {
-      out.readBack = { tool: x['tool'], keyArgument: x['keyArgument'], compare };
-    }
-  }
+  else if (readBackOf(rb, strings)) out.readBack = readBackOf(rb, strings);
   return out;
+}
+
+/** Examples with an arguments object (and a title, at most 500 characters). */
+function examplesOf(raw: unknown[]): NonNullable<Listing['examples']> {
+  const ex = raw.filter((e): e is { title?: string; arguments: Record<string, unknown> } =>
+    typeof e === 'object' && e !== null && typeof (e as Record<string, unknown>)['arguments'] === 'object' && (e as Record<string, unknown>)['arguments'] !== null,
+  );
+  return ex.map((e) => ({ ...(typeof e.title === 'string' ? { title: e.title.slice(0, 500) } : {}), arguments: e.arguments }));
+}
+
+/** A deprecation with a valid sunset time (and a replacement's name), else undefined. */
+function deprecationOf(dep: unknown): Listing['deprecation'] | undefined {
+  if (typeof dep !== 'object' || dep === null) return undefined;
+  const d = dep as { sunsetAt?: unknown; replacement?: unknown };
+  if (typeof d.sunsetAt !== 'string' || Number.isNaN(Date.parse(d.sunsetAt))) return undefined;
+  return { sunsetAt: new Date(d.sunsetAt).toISOString(), ...(typeof d.replacement === 'string' ? { replacement: d.replacement } : {}) };
+}
+
+/** A read-back declaration naming a tool, the key argument and the fields to compare, else undefined. */
+function readBackOf(rb: unknown, strings: (v: unknown) => string[] | undefined): Listing['readBack'] | undefined {
+  if (typeof rb !== 'object' || rb === null) return undefined;
+  const x = rb as Record<string, unknown>;
+  const compare = strings(x['compare']);
+  if (typeof x['tool'] !== 'string' || !/^[A-Za-z0-9_.-]{1,128}$/.test(x['tool']) || typeof x['keyArgument'] !== 'string' || x['keyArgument'].length === 0 || !compare) return undefined;
+  return { tool: x['tool'], keyArgument: x['keyArgument'], compare };
 }
 
 export function mergeListings(...layers: Listing[]): Listing {
@@ -124,21 +135,31 @@ export interface ToolState {
 }
 
 /** The catalog event for a tool as it is in force: the approved version's contract, merged listing, live bindings. */
+/** A tool's other versions as the catalog event carries them: the newest pending one, the retired ones, the changelog. */
+function versionsOf(t: ToolState): Pick<CatalogToolChangedPayload, 'pendingVersion' | 'retiredVersions' | 'changelog'> {
+  const pending = t.versions.filter((v) => v.state === 'pending').map((v) => v.version);
+  return {
+    ...(pending.length > 0 ? { pendingVersion: Math.max(...pending) } : {}),
+    retiredVersions: t.versions.filter((v) => v.state === 'retired').map((v) => v.version).sort((a, b) => a - b),
+    changelog: [...t.versions]
+      .sort((a, b) => a.version - b.version)
+      .map((v) => ({ version: v.version, contractHash: v.contractHash, state: v.state, at: v.at, note: v.note })),
+  };
+}
+
 export function catalogEventOf(t: ToolState): CatalogToolChangedPayload {
   const current = t.versions.find((v) => v.state === 'approved');
   if (!current) throw new Error(`tool ${t.name} has no approved version`);
   const defaults = t.bindings[0]?.providerDefaults ?? {};
   const l = mergeListings(defaults, current.listing, t.overrides);
   const asset = l.asset ?? 'USDC';
-  const pending = t.versions.filter((v) => v.state === 'pending').map((v) => v.version);
   return {
     toolId: t.toolId,
     name: t.name,
     status: t.status,
     version: current.version,
     contractHash: current.contractHash,
-    ...(pending.length > 0 ? { pendingVersion: Math.max(...pending) } : {}),
-    retiredVersions: t.versions.filter((v) => v.state === 'retired').map((v) => v.version).sort((a, b) => a - b),
+    ...versionsOf(t),
     kind: l.kind ?? kindOf(current.annotations),
     category: l.category ?? 'general',
     tags: l.tags ?? [],
@@ -150,9 +171,6 @@ export function catalogEventOf(t: ToolState): CatalogToolChangedPayload {
     optionalInputFields: l.optionalInputFields ?? optionalFieldsOf(current.inputSchema),
     optionalOutputFields: l.optionalOutputFields ?? optionalFieldsOf(current.outputSchema),
     examples: l.examples ?? [],
-    changelog: [...t.versions]
-      .sort((a, b) => a.version - b.version)
-      .map((v) => ({ version: v.version, contractHash: v.contractHash, state: v.state, at: v.at, note: v.note })),
     ...(l.deprecation ? { deprecation: l.deprecation } : {}),
     notReviewed: !t.reviewed,
     tier: l.tier ?? 'standard',

@@ -51,15 +51,7 @@ export class SyncProviderUseCase {
     try {
       listing = await listUpstreamTools({ target: targetOf(provider), deadlineAt: Date.now() + SYNC_DEADLINE_MS });
     } catch (e) {
-      const error = e instanceof UpstreamError ? e.message : 'tools/list failed';
-      logger.warn({ providerId, error }, 'provider sync failed');
-      const report: SyncReport = { providerId, ok: false, error, tools: [], refused: [], removed: [], syncedAt };
-      await this.dataSource.transaction(async (m) => {
-        await lockCatalogSync(m);
-        await CatalogFold.markUnhealthy(m, providerId, error, report);
-        await this.republishBindingsOf(m, providerId);
-      });
-      return report;
+      return this.unreachable(providerId, e instanceof UpstreamError ? e.message : 'tools/list failed', syncedAt);
     }
     const refused = [...listing.refused];
     const tools = listing.tools.filter((t) => {
@@ -83,6 +75,18 @@ export class SyncProviderUseCase {
       logger.info({ providerId, tools: report.tools.length, refused: refused.length, removed: report.removed.length }, 'provider synced');
       return report;
     });
+  }
+
+  /** The provider did not list its tools: marked unhealthy, its bindings republished (so calls avoid it). */
+  private async unreachable(providerId: string, error: string, syncedAt: string): Promise<SyncReport> {
+    logger.warn({ providerId, error }, 'provider sync failed');
+    const report: SyncReport = { providerId, ok: false, error, tools: [], refused: [], removed: [], syncedAt };
+    await this.dataSource.transaction(async (m) => {
+      await lockCatalogSync(m);
+      await CatalogFold.markUnhealthy(m, providerId, error, report);
+      await this.republishBindingsOf(m, providerId);
+    });
+    return report;
   }
 
   private async foldTool(m: EntityManager, providerId: string, tool: Tool, touched: Set<string>): Promise<SyncReport['tools'][number]> {

@@ -14,7 +14,7 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
  * validate at boot, the same facilitator, pay-to address, network and credentials.
  */
 export function WithX402Config<B extends ConfigBase>(Base: B) {
-  class X402Config extends Base {
+  class X402Config extends WithX402ChainConfig(Base) {
     @EnvVar({ description: 'x402 facilitator: "off" (x402 not offered), the https URL of a facilitator that verifies and settles on chain (POST /verify, /settle; plain http only on loopback), or "local" (checks signatures, settles nothing: tests and demos only).' })
     @Matches(FACILITATOR_PATTERN, { message: 'must be off, local, an https:// URL, or an http:// URL on loopback' })
     PAYMENT_X402_FACILITATOR = 'off';
@@ -45,15 +45,6 @@ export function WithX402Config<B extends ConfigBase>(Base: B) {
     @IsEthereumAddress()
     PAYMENT_X402_ASSET_ADDRESS = DEFAULT_X402.assetAddress;
 
-    @EnvVar({ description: 'x402: the JSON-RPC URL of the chain payments settle on; required with a facilitator URL. Every settlement is checked against the token\'s authorization state and transfer there: a facilitator\'s answer alone never credits or refuses (https, or http on loopback).', type: 'string', example: '' })
-    @ValidateIf((c: X402Config) => !['off', 'local'].includes(c.PAYMENT_X402_FACILITATOR) || c.PAYMENT_X402_CHAIN_RPC !== undefined)
-    @Matches(RPC_PATTERN, { message: 'must be the chain\'s JSON-RPC URL (https, or http on loopback); it is required when PAYMENT_X402_FACILITATOR is a URL' })
-    PAYMENT_X402_CHAIN_RPC?: string;
-
-    @EnvVar({ description: 'x402: how many blocks back the chain is searched for the transfer that used an authorization\'s nonce.' })
-    @IsInt() @Min(10) @Max(10_000_000)
-    PAYMENT_X402_CHAIN_LOOKBACK_BLOCKS = 50_000;
-
     @EnvVar({ description: 'x402: how long (ms) to wait for the facilitator before the answer counts as unavailable (verify) or unknown (settle).' })
     @IsInt() @Min(100) @Max(60_000)
     PAYMENT_X402_FACILITATOR_TIMEOUT_MS = 10_000;
@@ -70,6 +61,21 @@ export function WithX402Config<B extends ConfigBase>(Base: B) {
     }
   }
   return X402Config;
+}
+
+/** Where settlements are checked: the chain's JSON-RPC (required with a facilitator URL) and how far back to look. */
+function WithX402ChainConfig<B extends ConfigBase>(Base: B) {
+  class X402ChainConfig extends Base {
+    @EnvVar({ description: 'x402: the JSON-RPC URL of the chain payments settle on; required with a facilitator URL. Every settlement is checked against the token\'s authorization state and transfer there: a facilitator\'s answer alone never credits or refuses (https, or http on loopback).', type: 'string', example: '' })
+    @ValidateIf((c: X402ChainConfig & { PAYMENT_X402_FACILITATOR: string }) => !['off', 'local'].includes(c.PAYMENT_X402_FACILITATOR) || c.PAYMENT_X402_CHAIN_RPC !== undefined)
+    @Matches(RPC_PATTERN, { message: 'must be the chain\'s JSON-RPC URL (https, or http on loopback); it is required when PAYMENT_X402_FACILITATOR is a URL' })
+    PAYMENT_X402_CHAIN_RPC?: string;
+
+    @EnvVar({ description: 'x402: how many blocks back the chain is searched for the transfer that used an authorization\'s nonce.' })
+    @IsInt() @Min(10) @Max(10_000_000)
+    PAYMENT_X402_CHAIN_LOOKBACK_BLOCKS = 50_000;
+  }
+  return X402ChainConfig;
 }
 
 /** `PAYMENT_X402_FACILITATOR` (already validated) as the module's setting. */
