@@ -68,6 +68,21 @@ export default [
     },
   },
   {
+    // STYLE: a function a reader can hold in mind, a file a reader can finish — in the services and the messaging kit.
+    files: ['libs/services/*/src/**/*.ts', 'libs/messaging/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/migrations/**'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 40, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+    },
+  },
+  {
+    // The embedded mode's log transport is the one file still over 300 lines (447): splitting its read, hand-on and
+    // position bookkeeping apart is the next step; until then it alone is exempt from the file bound.
+    files: ['libs/messaging/src/lib/transport/postgres-log.transport.ts'],
+    rules: { 'max-lines': 'off' },
+  },
+  {
     // Tests may use the shared factories in libs/testing; production code may not.
     files: ['**/*.spec.ts', '**/*.test.ts', '**/test/**/*.ts'],
     rules: { ...boundaries(true), 'no-console': 'off' },

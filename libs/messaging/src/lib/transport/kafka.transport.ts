@@ -1,4 +1,4 @@
-import { type Consumer, type EachBatchPayload, Kafka, logLevel, Partitioners, type Producer, type LogEntry } from 'kafkajs';
+import { type Consumer, type ConsumerConfig, type EachBatchPayload, Kafka, logLevel, Partitioners, type Producer, type LogEntry } from 'kafkajs';
 import { type Logger } from 'pino';
 import { OffsetCommitter } from './kafka-offsets';
 import { type DeliveredMessage, type EventTransport, retryUntilStopped, type SubscribeOptions, type Subscription, type TransportMessage } from './event-transport';
@@ -127,28 +127,7 @@ export class KafkaTransport implements EventTransport {
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     const member: ConsumerMember = { healthy: true, stopped: false };
     this.members.add(member);
-    let restartDelayMs = 1_000;
-    let restarting = false;
-    // One restart at a time: a new member after the back-off, again (doubling to 30 s) until one joins.
-    const restart = () => {
-      if (member.stopped || restarting) return;
-      restarting = true;
-      setTimeout(() => {
-        if (member.stopped) return;
-        this.startMember(member, options, restart).then(
-          () => {
-            restartDelayMs = 1_000;
-            restarting = false;
-          },
-          (err) => {
-            this.options.logger.error({ err, groupId: options.groupId }, 'consumer could not be restarted; trying again');
-            restartDelayMs = Math.min(restartDelayMs * 2, 30_000);
-            restarting = false;
-            restart();
-          },
-        );
-      }, restartDelayMs).unref();
-    };
+    const restart = this.restarter(member, options);
     try {
       await this.startMember(member, options, restart);
     } catch (err) {
@@ -168,23 +147,35 @@ export class KafkaTransport implements EventTransport {
     };
   }
 
+  /** One restart at a time: a new member after the back-off, again (doubling to 30 s) until one joins. */
+  private restarter(member: ConsumerMember, options: SubscribeOptions): () => void {
+    let restartDelayMs = 1_000;
+    let restarting = false;
+    const restart = () => {
+      if (member.stopped || restarting) return;
+      restarting = true;
+      setTimeout(() => {
+        if (member.stopped) return;
+        this.startMember(member, options, restart).then(
+          () => {
+            restartDelayMs = 1_000;
+            restarting = false;
+          },
+          (err) => {
+            this.options.logger.error({ err, groupId: options.groupId }, 'consumer could not be restarted; trying again');
+            restartDelayMs = Math.min(restartDelayMs * 2, 30_000);
+            restarting = false;
+            restart();
+          },
+        );
+      }, restartDelayMs).unref();
+    };
+    return restart;
+  }
+
   /** Connects a new kafkajs consumer for `member`, runs it, and resolves once it joined its group. */
   private async startMember(member: ConsumerMember, options: SubscribeOptions, restart: () => void): Promise<void> {
-    const consumer = this.kafka.consumer({
-      groupId: this.prefix + options.groupId,
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1_000,
-      rebalanceTimeout: 10_000,
-      allowAutoTopicCreation: false,
-      retry: { initialRetryTime: 100, retries: 10 },
-      // A ResultReceived may carry a provider result up to 2,500,000 bytes (R6): fetch sizes leave room for it.
-      maxBytesPerPartition: 8 * 1024 * 1024,
-      maxBytes: 16 * 1024 * 1024,
-      // A lingering consumer lets the broker gather a batch: up to lingerMs, or until 64 KiB are waiting. Any other
-      // consumer's fetch returns as soon as one message is there; its long poll is kept to 1 s (kafkajs' default, 5 s)
-      // because a stop waits for the fetch in flight: 5 s per consumer on every shutdown and restart.
-      ...(options.lingerMs ? { maxWaitTimeInMs: options.lingerMs, minBytes: 64 * 1024 } : { maxWaitTimeInMs: IDLE_FETCH_WAIT_MS }),
-    });
+    const consumer = this.kafka.consumer(consumerConfig(this.prefix + options.groupId, options.lingerMs));
     member.consumer = consumer;
     member.offsets?.close();
     const offsets = new OffsetCommitter(consumer, OFFSET_COMMIT_INTERVAL_MS, this.options.logger);
@@ -279,4 +270,23 @@ export class KafkaTransport implements EventTransport {
   admin(): ReturnType<Kafka['admin']> {
     return this.kafka.admin();
   }
+}
+
+/** A member's kafkajs settings: group liveness, fetch sizes for the largest event, and the fetch wait. */
+function consumerConfig(groupId: string, lingerMs: number | undefined): ConsumerConfig {
+  return {
+    groupId,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1_000,
+    rebalanceTimeout: 10_000,
+    allowAutoTopicCreation: false,
+    retry: { initialRetryTime: 100, retries: 10 },
+    // A ResultReceived may carry a provider result up to 2,500,000 bytes (R6): fetch sizes leave room for it.
+    maxBytesPerPartition: 8 * 1024 * 1024,
+    maxBytes: 16 * 1024 * 1024,
+    // A lingering consumer lets the broker gather a batch: up to lingerMs, or until 64 KiB are waiting. Any other
+    // consumer's fetch returns as soon as one message is there; its long poll is kept to 1 s (kafkajs' default, 5 s)
+    // because a stop waits for the fetch in flight: 5 s per consumer on every shutdown and restart.
+    ...(lingerMs ? { maxWaitTimeInMs: lingerMs, minBytes: 64 * 1024 } : { maxWaitTimeInMs: IDLE_FETCH_WAIT_MS }),
+  };
 }

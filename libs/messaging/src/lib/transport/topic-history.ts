@@ -75,8 +75,7 @@ async function* kafkaBatches(kafka: Kafka, ranges: { topic: string; partition: n
     eachBatch: async ({ batch }) => {
       const range = remaining.get(`${batch.topic}/${batch.partition}`);
       if (!range) return;
-      const messages = batch.messages.filter((m) => Number(m.offset) >= range.start && Number(m.offset) < range.end)
-        .map((m) => toMessage(batch.topic, batch.partition, m));
+      const messages = inRange(batch.messages, range).map((m) => toMessage(batch.topic, batch.partition, m));
       if (Number(batch.lastOffset()) + 1 >= range.end) {
         remaining.delete(`${batch.topic}/${batch.partition}`);
         consumer.pause([{ topic: batch.topic, partitions: [batch.partition] }]);
@@ -99,9 +98,19 @@ async function* kafkaBatches(kafka: Kafka, ranges: { topic: string; partition: n
     }
   } finally {
     await consumer.disconnect();
-    const admin = kafka.admin();
-    await admin.connect().then(() => admin.deleteGroups([groupId])).catch(() => undefined).finally(() => admin.disconnect());
+    await dropGroup(kafka, groupId);
   }
+}
+
+/** The messages of a batch within a partition's range (start inclusive, end exclusive). */
+function inRange<M extends { offset: string }>(messages: M[], range: { start: number; end: number }): M[] {
+  return messages.filter((m) => Number(m.offset) >= range.start && Number(m.offset) < range.end);
+}
+
+/** A replay's throwaway group leaves no trace on the broker (best effort). */
+async function dropGroup(kafka: Kafka, groupId: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect().then(() => admin.deleteGroups([groupId])).catch(() => undefined).finally(() => admin.disconnect());
 }
 
 /** The embedded mode's log (schema `eventlog`), read in position order from a position or a time to its current end. */

@@ -41,10 +41,6 @@ export function WithX402Config<B extends ConfigBase>(Base: B) {
     @NotEquals(PLACEHOLDER_PAY_TO, { message: 'must be a real pay-to address, not the placeholder' })
     PAYMENT_X402_PAY_TO?: string;
 
-    @EnvVar({ description: 'x402: the token contract agents sign transfers of (its atomic units are the asset\'s minor units).' })
-    @IsEthereumAddress()
-    PAYMENT_X402_ASSET_ADDRESS = DEFAULT_X402.assetAddress;
-
     @EnvVar({ description: 'x402: how long (ms) to wait for the facilitator before the answer counts as unavailable (verify) or unknown (settle).' })
     @IsInt() @Min(100) @Max(60_000)
     PAYMENT_X402_FACILITATOR_TIMEOUT_MS = 10_000;
@@ -63,9 +59,13 @@ export function WithX402Config<B extends ConfigBase>(Base: B) {
   return X402Config;
 }
 
-/** Where settlements are checked: the chain's JSON-RPC (required with a facilitator URL) and how far back to look. */
+/** The chain: the token contract agents sign for, its JSON-RPC where settlements are checked (required with a facilitator URL), how far back to look. */
 function WithX402ChainConfig<B extends ConfigBase>(Base: B) {
   class X402ChainConfig extends Base {
+    @EnvVar({ description: 'x402: the token contract agents sign transfers of (its atomic units are the asset\'s minor units).' })
+    @IsEthereumAddress()
+    PAYMENT_X402_ASSET_ADDRESS = DEFAULT_X402.assetAddress;
+
     @EnvVar({ description: 'x402: the JSON-RPC URL of the chain payments settle on; required with a facilitator URL. Every settlement is checked against the token\'s authorization state and transfer there: a facilitator\'s answer alone never credits or refuses (https, or http on loopback).', type: 'string', example: '' })
     @ValidateIf((c: X402ChainConfig & { PAYMENT_X402_FACILITATOR: string }) => !['off', 'local'].includes(c.PAYMENT_X402_FACILITATOR) || c.PAYMENT_X402_CHAIN_RPC !== undefined)
     @Matches(RPC_PATTERN, { message: 'must be the chain\'s JSON-RPC URL (https, or http on loopback); it is required when PAYMENT_X402_FACILITATOR is a URL' })
