@@ -90,6 +90,7 @@ async function main(): Promise<void> {
     requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS });
 
   let stopping = false;
+  const dropAfterGrace = (server: import('node:http').Server) => setTimeout(() => server.closeAllConnections(), 3_000).unref();
   // In order: stop taking requests, finish in-flight events and stop the consumers (their positions saved), flush the
   // outboxes, close the transport and the database pools — and only then stop PostgreSQL.
   const shutdown = async (signal: string) => {
@@ -99,8 +100,13 @@ async function main(): Promise<void> {
     const server = app.getHttpServer() as import('node:http').Server;
     server.close();
     server.closeIdleConnections();
+    // A long-lived response (an MCP client's event stream) would hold the close for as long as the client keeps it:
+    // requests get a moment to answer (a waiting call_tool answers at once), then what is left is dropped — a client
+    // retries under its operation key, charged once. The sample providers close the same way once execution drained.
+    dropAfterGrace(server);
     try {
       await app.close();
+      dropAfterGrace(providers.app.getHttpServer() as import('node:http').Server);
       await providers.app.close();
     } catch (err) {
       logger.error({ err }, 'shutdown of the services failed');

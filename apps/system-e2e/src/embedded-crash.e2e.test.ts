@@ -106,6 +106,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
       expect(code).toBe(0); // an orderly stop: requests refused, in-flight events finished, PostgreSQL stopped last
       // Requests waiting for their outcome are answered at once ("still running", retry with the same key): they do not
       // hold the stop for their 35 s wait (it took ~100 s when they did, PostgreSQL refusing their reads meanwhile).
+      if (Date.now() - stopStarted > 15_000) process.stdout.write(`\nSTOP OUTPUT:\n${embedded.output().slice(-12000)}\n`);
       expect(Date.now() - stopStarted).toBeLessThan(15_000);
     }
     const answeredBefore = (await Promise.all(inFlight)).filter((r): r is CallToolResult => !!r && !!receiptOf(r)).map((r) => receiptOf(r)!.intentId);

@@ -23,8 +23,13 @@ export interface ChannelListenerOptions {
   heartbeatTimeoutMs?: number;
 }
 
-/** TCP settings of every connection: keepalive probes on an idle socket, and a bound on connecting. */
-export const CONNECTION_SAFETY = { keepAlive: true, keepAliveInitialDelayMillis: 5_000, connectionTimeoutMillis: 5_000 } as const;
+/** TCP keepalive probes on an idle socket, for every connection (pools and listeners). */
+export const CONNECTION_SAFETY = { keepAlive: true, keepAliveInitialDelayMillis: 5_000 } as const;
+/**
+ * How long establishing one connection may take. Set on the client, never on a pool: pg-pool would also apply it to
+ * waiting for a free pooled client, and under load that wait is not a fault.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * One PostgreSQL connection that LISTENs on its channels — what every in-process wake-up on a commit (a relay, a
@@ -66,7 +71,7 @@ export class ChannelListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl, application_name: this.options.applicationName, ...CONNECTION_SAFETY });
+    const client = new Client({ connectionString: this.options.databaseUrl, application_name: this.options.applicationName, ...CONNECTION_SAFETY, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     client.on('notification', (n) => {
       if (this.channels.includes(n.channel)) this.options.onNotification(n.payload ?? '', n.channel);
     });

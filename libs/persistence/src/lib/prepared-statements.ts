@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, type ClientConfig } from 'pg';
+import { CONNECT_TIMEOUT_MS } from './channel-listener';
 
 /** At most this many statements are kept prepared on one connection; past it, statements run unnamed as before. */
 const MAX_PREPARED_PER_CONNECTION = 256;
@@ -26,6 +27,11 @@ function nameOf(text: string): string {
 export class PreparingClient extends Client {
   private prepared = 0;
   private readonly known = new Set<string>();
+
+  /** A pooled connection is established within CONNECT_TIMEOUT_MS (the pool itself waits for a free one unbounded). */
+  constructor(config?: string | ClientConfig) {
+    super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...config });
+  }
 
   // pg's own overloads are many; this forwards every shape unchanged except (text, values[]).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
