@@ -33,6 +33,11 @@ export interface EventHandler<P extends object = object> {
    * committed, in its own transaction, also for a message that broke its contract (then `payload` is undefined).
    */
   onParked?(ctx: ParkedContext<P>): Promise<void>;
+  /**
+   * The park's answer is provisional (e.g. "held for review"): a re-drive still applies the event after it. Without
+   * this, the answer stands and a re-drive only gives it if it never was (payment's refusal is final).
+   */
+  redriveAfterAnswer?: boolean;
 }
 
 /** The call an event is about, when its payload names one. */
@@ -73,12 +78,17 @@ export type BatchApplier = (ctx: BatchContext) => Promise<void>;
  */
 export function perBatch(
   events: readonly EventDefinition<object>[], applyBatch: BatchApplier,
-  options: { dedupedByModel?: boolean; onParked?: (event: EventDefinition<object>, ctx: ParkedContext<object>) => Promise<void> } = {},
+  options: { dedupedByModel?: boolean; onParked?: (event: EventDefinition<object>, ctx: ParkedContext<object>) => Promise<void>; redriveAfterAnswer?: boolean } = {},
 ): { handlers: EventHandler<object>[]; applyBatch: BatchApplier; dedupedByModel?: boolean } {
   const { onParked } = options;
   const handlers = events.map((event): EventHandler<object> => ({
-    event, handle: () => Promise.reject(new Error(`${event.type} is applied per batch`)),
+    event,
+    // One event alone (a re-drive of a parked one): a batch of one, outside any trace (its headers are not kept).
+    handle: ({ payload, envelope, manager, afterCommit }) => applyBatch({
+      events: [{ type: envelope.type, topic: event.topic, headers: {}, payload, envelope }], manager, afterCommit, within: (_e, fn) => fn(),
+    }),
     ...(onParked ? { onParked: (ctx: ParkedContext<object>) => onParked(event, ctx) } : {}),
+    ...(options.redriveAfterAnswer ? { redriveAfterAnswer: true } : {}),
   }));
   return { handlers, applyBatch, ...(options.dedupedByModel ? { dedupedByModel: true } : {}) };
 }

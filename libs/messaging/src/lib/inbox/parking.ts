@@ -161,7 +161,7 @@ export class Parking {
     if (r.answer_due) {
       if (!r.answered_at) await handler.onParked!({ ...readParked(handler.event, r.value), manager });
       await manager.query(`UPDATE "${schema}".parked_event SET answered_at = COALESCE(answered_at, now()), answer_error = NULL, resolved_at = now(), redrive_requested_at = NULL WHERE ${PARKED_ROW}`, key);
-      return;
+      if (!handler.redriveAfterAnswer) return;
     }
     const { envelope, payload } = decodeEnvelope(handler.event, r.value);
     const fresh: unknown[] = await manager.query(

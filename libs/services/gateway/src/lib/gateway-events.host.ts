@@ -1,9 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import {
-  CallDispatched, CallRefunded, CallSettled, CatalogToolChanged, EffectConfirmed, EffectRejected, OutcomeUnknown, PaymentHeld, PaymentRejected, ResultReceived,
-} from '@tollgate/contracts';
+import { CatalogToolChanged } from '@tollgate/contracts';
 import { callEvent, type CallEventType } from '@tollgate/call-life';
 import { EVENT_TRANSPORT, type EventTransport, on, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
@@ -11,19 +9,12 @@ import { CallWaiters } from './call-tool/call-waiters.service';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { GATEWAY, GATEWAY_OPTIONS } from './gateway.constants';
 import { type GatewayOptions } from './gateway.options';
+import { ANSWERING_TOPICS, NEVER_ANSWERING, OUTCOME_EVENTS, OUTCOMES_CONSUMER } from './record-outcome/outcome-events';
 import { RecordOutcomeUseCase } from './record-outcome/record-outcome.usecase';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
 
-/**
- * Facts that never answer a call: alone they may wait for the ones that do, so a paid call's hold,
- * dispatch and result are folded in one transaction instead of three. They reach the state within DEFER_MS either way.
- */
-const NEVER_ANSWERING = [PaymentHeld, CallDispatched, CallSettled];
-/** How long a fact that never answers may wait for one that does. */
+/** How long a fact that never answers may wait for one that does (it reaches the state within DEFER_MS either way). */
 const DEFER_MS = 100;
-
-/** The events of other services that the gateway folds into its calls' states. */
-const OUTCOME_EVENTS = [CallDispatched, ResultReceived, EffectConfirmed, EffectRejected, PaymentHeld, PaymentRejected, OutcomeUnknown, CallSettled, CallRefunded];
 
 @Injectable()
 export class GatewayEventsHost extends ServiceEventsHost {
@@ -51,11 +42,20 @@ export class GatewayEventsHost extends ServiceEventsHost {
       },
       {
         // The call's life: each batch loads its calls' states, evolves them with the call-life model, saves them.
-        name: 'gateway.outcomes',
+        name: OUTCOMES_CONSUMER,
         ...perBatch(OUTCOME_EVENTS, async ({ events, manager, afterCommit }) => {
           const answered = await this.outcome.execute(manager, events.map((e) => callEvent(e.type as CallEventType, e.payload as never)));
           afterCommit(() => answered.forEach((intentId) => this.waiters.notify(intentId)));
-        }, { dedupedByModel: true }),
+        }, {
+          dedupedByModel: true,
+          // A parked fact that could answer the call: its waiting agent is woken and told the outcome is held for
+          // review (the park itself is what it reads, so this holds even when gateway.call is what keeps failing).
+          onParked: async (event, { manager, intentId }) => {
+            if (intentId && ANSWERING_TOPICS.includes(event.topic)) await this.waiters.wakeEverywhere(manager, intentId);
+          },
+          // That answer is provisional: a re-drive folds the fact, and the same key then replays the call's verdict.
+          redriveAfterAnswer: true,
+        }),
         deferrable: { topics: NEVER_ANSWERING.map((e) => e.topic), upToMs: DEFER_MS },
       },
     ];

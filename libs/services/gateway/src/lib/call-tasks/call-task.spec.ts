@@ -8,7 +8,7 @@ describe('a paid call as a task', () => {
   const shape = { intentId: '6f1c2b9a-1d3e-4f5a-8b7c-9d0e1f2a3b4c', holdId: '0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e', priceMinor: 250, free: false, fallbacks: 0, final: false };
   const stored = (events: Parameters<typeof foldCall>[1], result: StoredCall['result'] = null): StoredCall => ({
     intent_id: shape.intentId, agent_id: 'agent-1', tool_id: 'tool-1', asset: 'USDC', asset_decimals: 6, created_at: new Date('2026-12-04T10:00:00Z'),
-    life: foldCall(shape.intentId, events), result, answer_expired_at: null,
+    life: foldCall(shape.intentId, events), result, answer_expired_at: null, outcome_parked: false,
   });
   const now = new Date('2026-12-04T10:00:05Z');
 

@@ -46,3 +46,15 @@ function receiptFor(call: StoredCall): Record<string, unknown> {
     attempts: r.attempts, ...(r.fellBack ? { fellBack: true } : {}), held: amount(r.heldMinor), charged: amount(r.chargedMinor),
   };
 }
+
+/**
+ * The answer while a fact that could answer the call is parked (the gateway could not record it): the outcome exists
+ * but cannot be read yet. Final for this wait; nothing was charged twice, and the same key gives the verdict after ops
+ * re-drive the fact.
+ */
+export function outcomeHeld(intentId: string): ToolCallResult {
+  return agentErrorResult({
+    code: 'IDEMPOTENCY_ATTEMPT_STALLED', retryable: false, intentId,
+    message: 'The outcome of this call could not be recorded and is held for review; nothing was charged twice. Do not buy it again under a new key; retry this key later for the verdict.',
+  });
+}

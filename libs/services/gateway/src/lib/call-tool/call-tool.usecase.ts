@@ -17,7 +17,7 @@ import { type GatewayOptions } from '../gateway.options';
 import { checkCatalogArguments } from '../hosted-tools/hosted-tools';
 import { readOperationKey, requestHashOf } from '../operation-key/operation-key';
 import { CallsRepository } from '../calls/calls.repository';
-import { answerOf, type ToolCallResult } from './call-answer';
+import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 
 export { type ToolCallResult } from './call-answer';
 
@@ -136,6 +136,7 @@ export class CallToolUseCase {
         return { ...stored, _meta: { ...stored._meta, 'assay/replayed': true } };
       }
       case 'in_progress':
+        if (call.outcome_parked) return outcomeHeld(call.intent_id);
         return agentErrorResult({
           code: 'IDEMPOTENCY_IN_PROGRESS', retryable: true, retryAfter: 1, retryAfterMs: 1000, intentId: call.intent_id,
           message: 'The first attempt with this key is still running; this retry was not charged. Wait, then retry with the same key.',
@@ -177,6 +178,7 @@ export class CallToolUseCase {
       if (call === null) return { answer: stillRunning(intentId), accessHeld: true };
       const accessHeld = call?.access_held === true;
       if (call && isAnswered(call.life)) return { answer: answerOf(call), accessHeld };
+      if (call?.outcome_parked) return { answer: outcomeHeld(intentId), accessHeld };
       if (deadline - Date.now() <= 0 || this.waiters.stopping) return { answer: stillRunning(intentId), accessHeld };
     }
   }

@@ -1,4 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
 import { createLogger } from '@tollgate/observability';
 import { ChannelListener } from '@tollgate/persistence';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
@@ -51,6 +52,15 @@ export class CallWaiters implements OnModuleInit, BeforeApplicationShutdown, OnA
 
   onApplicationShutdown(): Promise<void> {
     return this.listener.stop();
+  }
+
+  /**
+   * Wakes the call's waiting requests in every replica, through the transaction given (NOTIFY is sent at its commit),
+   * and in this process at once. For a wake-up that no change of `gateway.call` announces (its trigger does otherwise).
+   */
+  async wakeEverywhere(m: Pick<EntityManager, 'query'>, intentId: string): Promise<void> {
+    await m.query('SELECT pg_notify($1, $2)', [CALL_CHANGED_CHANNEL, intentId]);
+    this.notify(intentId);
   }
 
   notify(intentId: string): void {

@@ -5,6 +5,7 @@ import {
   attemptCount, type CallState, confirmedAttempt, failureOf, isAnswered, providerOf, receiptOf, resultAttempt, type UpstreamResult,
 } from '@tollgate/call-life';
 import { GATEWAY } from '../gateway.constants';
+import { ANSWERING_TOPICS, OUTCOMES_CONSUMER } from '../record-outcome/outcome-events';
 
 /** `gateway.call`: one row per call, its life as the call-life model's state plus the columns its queries need. */
 export interface CallRow {
@@ -40,8 +41,16 @@ export interface CallRow {
 
 export type NewCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'mcp_url_id' | 'tool_id' | 'price_minor' | 'asset' | 'asset_decimals' | 'access_policy' | 'operation_key' | 'deadline_at' | 'life'>;
 
-/** What a call needs to answer its agent: the state, the body, and the row's own facts. */
-export type StoredCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'tool_id' | 'asset' | 'asset_decimals' | 'created_at' | 'life' | 'result' | 'answer_expired_at'>;
+/**
+ * What a call needs to answer its agent: the state, the body, and the row's own facts. `outcome_parked`: a fact that
+ * could answer the call was parked by the gateway's consumer and not re-driven yet (read from the park itself).
+ */
+export type StoredCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'tool_id' | 'asset' | 'asset_decimals' | 'created_at' | 'life' | 'result' | 'answer_expired_at'>
+  & { outcome_parked: boolean };
+
+/** Whether an answering fact of the call is parked, unresolved (a column expression over `gateway.call k`). */
+const OUTCOME_PARKED = `EXISTS (SELECT 1 FROM gateway.parked_event p WHERE p.consumer = '${OUTCOMES_CONSUMER}' AND p.key = k.intent_id::text
+  AND p.resolved_at IS NULL AND p.topic = ANY('{${ANSWERING_TOPICS.join(',')}}'::text[])) AS outcome_parked`;
 
 /** A saved state, with the body of a result that arrived in this batch for the attempt the agent is given. */
 export interface CallChange {
@@ -90,7 +99,8 @@ export class CallsRepository {
 
   async find(intentId: string, m: Executor = this.dataSource): Promise<StoredCall | undefined> {
     const [row] = (await m.query(
-      'SELECT intent_id, agent_id, tool_id, asset, asset_decimals, created_at, life, result, answer_expired_at FROM gateway.call WHERE intent_id = $1', [intentId],
+      `SELECT k.intent_id, k.agent_id, k.tool_id, k.asset, k.asset_decimals, k.created_at, k.life, k.result, k.answer_expired_at, ${OUTCOME_PARKED}
+         FROM gateway.call k WHERE k.intent_id = $1`, [intentId],
     )) as StoredCall[];
     return row;
   }
@@ -174,7 +184,7 @@ export class CallsRepository {
    */
   async findForCaller(intentId: string, credentialId: string, mcpUrlId: string): Promise<(StoredCall & { access_held: boolean }) | undefined> {
     const [row] = (await this.dataSource.query(
-      `SELECT k.intent_id, k.agent_id, k.tool_id, k.asset, k.asset_decimals, k.created_at, k.life, k.result, k.answer_expired_at,
+      `SELECT k.intent_id, k.agent_id, k.tool_id, k.asset, k.asset_decimals, k.created_at, k.life, k.result, k.answer_expired_at, ${OUTCOME_PARKED},
               coalesce((SELECT c.revoked_at IS NULL AND u.disabled_at IS NULL FROM gateway.credential c, gateway.mcp_url u
                          WHERE c.credential_id = $2 AND u.mcp_url_id = $3), false) AS access_held
          FROM gateway.call k WHERE k.intent_id = $1`,
