@@ -12,3 +12,5 @@ export * from './lib/retention/messaging-retention';
 export * from './lib/transport/topic-history';
 export * from './lib/transport/consumer-lag';
 export * from './lib/transport/log-snapshot';
+export * from './lib/workflow/call-events';
+export * from './lib/workflow/call-workflow';

@@ -6,12 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { type DataSource } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallEvent, callEvent, readyToDispatch } from '@tollgate/call-life';
-import { OutboxWriter } from '@tollgate/messaging';
+import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
+import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
+import { RejectParkedCallUseCase } from '../src/lib/dispatch-call/reject-parked-call.usecase';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 
 jest.setTimeout(120_000);
@@ -23,12 +25,16 @@ const binding = (providerId: string) => ({
 describe('execution dispatches a held call once, with the call-life model (medium tier)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  let dispatch: DispatchCallUseCase;
+  let workflow: DispatchWorkflow;
+  /** The runner's step over these facts (a request carries its arguments beside them): the dispatches decided. */
+  const recordAll = (m: EntityManager, delivered: readonly { event: CallEvent; arguments?: Record<string, unknown> }[]) =>
+    applyCallInputs(workflow, m, delivered.map((d) => ({ ...callInputs([d.event])[0]!, payload: { ...d.event.payload, ...(d.arguments ? { arguments: d.arguments } : {}) } })));
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_exec_medium');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
-    dispatch = new DispatchCallUseCase(ds, new OutboxWriter('execution', 'execution'));
+    const outbox = new OutboxWriter('execution', 'execution');
+    workflow = new DispatchWorkflow(outbox, new DispatchCallUseCase(ds, outbox), new RejectParkedCallUseCase(outbox));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES
       ('tool-1', 'reverse_text', 1, 'active', $1, 'read'), ('tool-gone', 'gone', 1, 'active', '[]', 'read')`, [JSON.stringify([binding('p-b'), binding('p-a')])]);
   });
@@ -49,7 +55,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
   const deliver = async (events: readonly CallEvent[], batch: number) => {
     const started = [];
     for (let i = 0; i < events.length; i += batch) {
-      started.push(...await ds.transaction((m) => dispatch.recordAll(m, events.slice(i, i + batch).map((event) => ({
+      started.push(...await ds.transaction((m) => recordAll(m, events.slice(i, i + batch).map((event) => ({
         event, eventId: randomUUID(), ...(event.type === 'CallRequested' ? { arguments: { text: 'hello' } } : {}),
       })))));
     }
@@ -64,7 +70,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
       const c = call();
       const ordered = reversed ? [...c.events].reverse() : c.events;
       const started = await deliver([...ordered, ...ordered.slice(0, duplicates % 3)], batch);
-      expect(started.map(({ dispatch: d }) => ({ intentId: d.intentId, provider: d.bindings[0]!.providerId, args: d.arguments }))).toEqual([{ intentId: c.intentId, provider: 'p-a', args: { text: 'hello' } }]);
+      expect(started.map((d) => ({ intentId: d.intentId, provider: d.bindings[0]!.providerId, args: d.arguments }))).toEqual([{ intentId: c.intentId, provider: 'p-a', args: { text: 'hello' } }]);
       expect((await outbox(c.intentId)).map((e) => e.type)).toEqual(['CallDispatched']);
       const [row] = await ds.query('SELECT life, arguments, hold_id IS NOT NULL AS held FROM execution.pending_call WHERE intent_id = $1', [c.intentId]);
       expect({ ready: readyToDispatch(row.life), args: row.arguments, held: row.held }).toEqual({ ready: false, args: { text: 'hello' }, held: true });
@@ -90,13 +96,13 @@ describe('execution dispatches a held call once, with the call-life model (mediu
     const first = ds.createQueryRunner();
     await first.connect();
     await first.startTransaction();
-    expect(await dispatch.recordAll(first.manager, [{ event: c.events[0]!, eventId: randomUUID(), arguments: { text: 'hello' } }])).toEqual([]);
+    expect(await recordAll(first.manager, [{ event: c.events[0]!, arguments: { text: 'hello' } }])).toEqual([]);
     // The second replica's batch waits for the first's row, then sees its request.
-    const second = ds.transaction((m) => dispatch.recordAll(m, [{ event: c.events[1]!, eventId: randomUUID() }]));
+    const second = ds.transaction((m) => recordAll(m, [{ event: c.events[1]! }]));
     await new Promise((r) => setTimeout(r, 200));
     await first.commitTransaction();
     await first.release();
-    expect((await second).map(({ dispatch: d }) => [d.intentId, d.arguments])).toEqual([[c.intentId, { text: 'hello' }]]);
+    expect((await second).map((d) => [d.intentId, d.arguments])).toEqual([[c.intentId, { text: 'hello' }]]);
     expect((await outbox(c.intentId)).map((e) => e.type)).toEqual(['CallDispatched']);
   });
 

@@ -6,11 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { callEvent } from '@tollgate/call-life';
-import { OutboxWriter } from '@tollgate/messaging';
+import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
 import { RejectParkedCallUseCase } from '../src/lib/dispatch-call/reject-parked-call.usecase';
+import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 
 jest.setTimeout(60_000);
@@ -18,15 +19,15 @@ jest.setTimeout(60_000);
 describe('execution answers a call whose event it parked (medium tier)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  let dispatch: DispatchCallUseCase;
+  let workflow: DispatchWorkflow;
   let reject: RejectParkedCallUseCase;
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_exec_parked');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    dispatch = new DispatchCallUseCase(ds, outbox);
     reject = new RejectParkedCallUseCase(outbox);
+    workflow = new DispatchWorkflow(outbox, new DispatchCallUseCase(ds, outbox), reject);
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-1', 'reverse_text', 1, 'active', $1, 'read')`,
       [JSON.stringify([{ bindingId: 'b', providerId: 'p', transport: 'http', endpoint: 'http://127.0.0.1:1/p', upstreamToolName: 'reverse', contractHash: 'a'.repeat(64), health: 'healthy' }])]);
   });
@@ -41,7 +42,7 @@ describe('execution answers a call whose event it parked (medium tier)', () => {
     }),
     held: callEvent('PaymentHeld', { intentId, holdId: randomUUID(), ownerId: 'o', amount: { amountMinor: '25', asset: 'USDC' } }),
   });
-  const deliver = (...evs: ReturnType<typeof callEvent>[]) => ds.transaction((m) => dispatch.recordAll(m, evs.map((event) => ({ event, eventId: randomUUID(), arguments: { text: 'x' } }))));
+  const deliver = (...evs: ReturnType<typeof callEvent>[]) => ds.transaction((m) => applyCallInputs(workflow, m, callInputs(evs)));
   const outbox = async (intentId: string) => ((await ds.query(`SELECT envelope->>'type' AS type, envelope->'payload'->>'code' AS code FROM execution.outbox_event WHERE key = $1 ORDER BY id`, [intentId])) as { type: string; code: string }[]);
 
   it('a parked hold of a requested call: rejected, recorded, and a late redelivery of the hold dispatches nothing', async () => {

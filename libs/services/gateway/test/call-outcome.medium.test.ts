@@ -1,7 +1,7 @@
 /**
  * Medium tier (real PostgreSQL with the gateway's migrations; no Kafka, no HTTP): the gateway's part of a call's life.
  * Lives generated from the call-life route are recorded (the call row as call_tool writes it), their other events
- * delivered in random batches, in any order and with duplicates, through RecordOutcomeUseCase; the stored state must
+ * delivered in random batches, in any order and with duplicates, through the gateway's OutcomeWorkflow and the workflow runner; the stored state must
  * be the model's fold of the whole life, the derived columns must say what the model says, and the agent's answer
  * must follow from the state (B4, B5, G5.3, C8).
  */
@@ -15,7 +15,9 @@ import { createTestDatabase } from '@tollgate/testing';
 import { CallsRepository } from '../src/lib/calls/calls.repository';
 import { answerOf } from '../src/lib/call-tool/call-answer';
 import { gatewayDataSourceOptions } from '../src/lib/gateway.datasource-options';
-import { RecordOutcomeUseCase } from '../src/lib/record-outcome/record-outcome.usecase';
+import { applyCallInputs, callInputs } from '@tollgate/messaging';
+import { type CallWaiters } from '../src/lib/call-tool/call-waiters.service';
+import { OutcomeWorkflow } from '../src/lib/record-outcome/outcome.workflow';
 
 jest.setTimeout(120_000);
 
@@ -23,13 +25,16 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   let calls: CallsRepository;
-  let record: RecordOutcomeUseCase;
+  let workflow: OutcomeWorkflow;
+  /** The runner's step in a transaction: the calls it decided to wake (the calls that became answered). */
+  const record = { execute: (m: Parameters<typeof applyCallInputs>[1], events: readonly CallEvent[]) => applyCallInputs(workflow, m, callInputs(events)) };
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_gw_medium');
     ds = await openServiceDataSource(gatewayDataSourceOptions(db.url));
     calls = new CallsRepository(ds);
-    record = new RecordOutcomeUseCase(calls);
+    // The waiters are woken after commit by the consumer; here the decided wake-ups are what is checked.
+    workflow = new OutcomeWorkflow(calls, { notify: () => undefined } as unknown as CallWaiters);
   });
   afterAll(async () => {
     await ds.destroy();

@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { type DataSource } from 'typeorm';
-import { type CallEvent, callEvent, foldCall } from '@tollgate/call-life';
+import { type CallEvent, callEvent, type CallState, foldCall, status } from '@tollgate/call-life';
 import { arbitraryDelivery, arbitraryLife, lifeOf } from '@tollgate/call-life/testing';
-import { OutboxWriter } from '@tollgate/messaging';
+import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { CloseVerificationUseCase } from '../src/lib/close-verification/close-verification.usecase';
-import { RecordCallFactUseCase } from '../src/lib/record-call-fact/record-call-fact.usecase';
+import { VerificationWorkflow } from '../src/lib/record-call-fact/verification.workflow';
 import { settlementDataSourceOptions } from '../src/lib/settlement.datasource-options';
 import { type SettlementOptions } from '../src/lib/settlement.options';
 
@@ -24,7 +24,8 @@ const SETTLEMENT_READS = new Set(['PaymentHeld', 'CallDispatched', 'EffectConfir
 describe('settlement on the call-life model (medium tier)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  let record: RecordCallFactUseCase;
+  let workflow: VerificationWorkflow;
+  const record = { execute: (m: Parameters<typeof applyCallInputs>[1], events: readonly CallEvent[]) => applyCallInputs(workflow, m, callInputs(events)) };
   let close: CloseVerificationUseCase;
 
   beforeAll(async () => {
@@ -32,7 +33,7 @@ describe('settlement on the call-life model (medium tier)', () => {
     ds = await openServiceDataSource(settlementDataSourceOptions(db.url));
     const options: SettlementOptions = { databaseUrl: db.url, outboxPollIntervalMs: 1000, verificationWindowMs: 0, sweepIntervalMs: 100, feeBps: 1000 };
     const outbox = new OutboxWriter('settlement', 'settlement');
-    record = new RecordCallFactUseCase(outbox, options);
+    workflow = new VerificationWorkflow(outbox, options);
     close = new CloseVerificationUseCase(ds, outbox, options);
   });
   afterAll(async () => {
@@ -42,7 +43,7 @@ describe('settlement on the call-life model (medium tier)', () => {
 
   const deliver = async (events: readonly CallEvent[], batch = events.length) => {
     for (let i = 0; i < events.length; i += batch) {
-      await ds.transaction((m) => record.execute(m, events.slice(i, i + batch).map((event) => ({ event, eventId: randomUUID(), headers: {} }))));
+      await ds.transaction((m) => record.execute(m, events.slice(i, i + batch)));
     }
   };
   const emitted = async (intentId: string, topic: string): Promise<Record<string, unknown>[]> =>
@@ -56,8 +57,13 @@ describe('settlement on the call-life model (medium tier)', () => {
     for (const [life, delivered, batch] of cases) {
       await deliver(delivered.filter((e) => SETTLEMENT_READS.has(e.type)), batch);
       const [row] = await ds.query('SELECT life FROM settlement.verification WHERE intent_id = $1', [life.intentId]);
-      expect(row.life).toEqual(foldCall(life.intentId, life.events.filter((e) => SETTLEMENT_READS.has(e.type))));
+      // The facts read, plus the refund settlement decided from them (folded in when emitted).
+      const { refunded: _refunded, ...read } = row.life as CallState;
+      expect(read).toEqual(foldCall(life.intentId, life.events.filter((e) => SETTLEMENT_READS.has(e.type))));
       while ((await close.execute()) > 0);
+      // The row's state is the model's end of the money.
+      const [closed] = await ds.query('SELECT life, state, closed_at FROM settlement.verification WHERE intent_id = $1', [life.intentId]);
+      expect({ state: closed.state, status: status(closed.life), closed: closed.closed_at !== null }).toEqual({ state: life.terminal, status: life.terminal, closed: true });
       const settled = await emitted(life.intentId, 'settlement.call.settled.v1');
       const refunded = await emitted(life.intentId, 'settlement.call.refunded.v1');
       if (life.terminal === 'settled') {
@@ -91,8 +97,8 @@ describe('settlement on the call-life model (medium tier)', () => {
     const first = ds.createQueryRunner();
     await first.connect();
     await first.startTransaction();
-    await record.execute(first.manager, [{ event: held!, eventId: randomUUID(), headers: {} }]);
-    const second = ds.transaction((m) => record.execute(m, rest.map((event) => ({ event, eventId: randomUUID(), headers: {} }))));
+    await record.execute(first.manager, [held!]);
+    const second = ds.transaction((m) => record.execute(m, rest));
     await new Promise((r) => setTimeout(r, 200));
     await first.commitTransaction();
     await first.release();

@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { callEvent, type CallEventType } from '@tollgate/call-life';
-import { CallCancelRequested, CallRequested, type CallRequestedPayload, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { CallRequested, CatalogToolChanged } from '@tollgate/contracts';
+import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
 import { HealthRegistry } from '@tollgate/observability';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
-import { RejectParkedCallUseCase } from './dispatch-call/reject-parked-call.usecase';
+import { DispatchWorkflow } from './dispatch-call/dispatch.workflow';
 import { EXECUTION, EXECUTION_OPTIONS } from './execution.constants';
 import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
 import { type ExecutionOptions } from './execution.options';
@@ -23,7 +22,7 @@ export class ExecutionEventsHost extends ServiceEventsHost {
     private readonly dispatch: DispatchCallUseCase,
     private readonly syncBindings: SyncBindingsUseCase,
     private readonly reconcile: ReconcileCallsUseCase,
-    private readonly rejectParked: RejectParkedCallUseCase,
+    private readonly calls: DispatchWorkflow,
   ) {
     super(serviceEventsSettings(EXECUTION, { dataSource, transport, health, options }));
   }
@@ -50,23 +49,9 @@ export class ExecutionEventsHost extends ServiceEventsHost {
       // The catalog has its own consumer, so a slow upstream call never delays binding updates.
       { name: 'execution.catalog', handlers: [on(CatalogToolChanged, ({ manager, payload }) => this.syncBindings.execute(manager, payload))] },
       {
-        // The call's life: a batch's requests, holds and cancel requests, evolved with the call-life model; ready calls
-        // are dispatched, calls whose agent cancelled before dispatch are cancelled.
-        name: 'execution.calls',
-        ...perBatch([CallRequested, PaymentHeld, CallCancelRequested], async ({ manager, events, afterCommit, within }) => {
-          const dispatches = await this.dispatch.recordAll(manager, events.map((e) => ({
-            event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId, within: <T>(fn: () => Promise<T>) => within(e, fn),
-            ...(e.type === CallRequested.type ? { arguments: (e.payload as CallRequestedPayload).arguments } : {}),
-          })));
-          // Each provider call continues its own call's trace.
-          for (const d of dispatches) await d.within(async () => afterCommit(() => this.dispatch.start(d.dispatch)));
-        }, {
-          dedupedByModel: true,
-          // A parked request or hold: the agent gets EffectRejected (nothing sent) instead of waiting for its deadline.
-          onParked: async (event, { manager, intentId, eventId }) => {
-            if (event.type !== CallCancelRequested.type) await this.rejectParked.execute(manager, { ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) });
-          },
-        }),
+        // The call's life, run by the workflow runner over what the route says execution reads: ready calls are
+        // dispatched, calls whose agent cancelled before dispatch are cancelled.
+        ...runCallWorkflow(this.calls),
         // A request alone is only recorded; it waits (up to 100 ms) for its hold, which dispatches it — one transaction, not two.
         deferrable: { topics: [CallRequested.topic], upToMs: 100 },
       },

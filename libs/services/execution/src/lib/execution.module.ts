@@ -4,6 +4,7 @@ import { adminTokenProvider } from '@tollgate/http';
 import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { RejectParkedCallUseCase } from './dispatch-call/reject-parked-call.usecase';
+import { DispatchWorkflow } from './dispatch-call/dispatch.workflow';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
 import { ReconciliationsController } from './reconcile-calls/reconciliations.controller';
@@ -28,6 +29,7 @@ export class ExecutionModule {
         adminTokenProvider(EXECUTION_ADMIN, options.adminToken),
         DispatchCallUseCase,
         RejectParkedCallUseCase,
+        DispatchWorkflow,
         ReconcileCallsUseCase,
         SyncBindingsUseCase,
         ExecutionEventsHost,

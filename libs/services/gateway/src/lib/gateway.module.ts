@@ -30,7 +30,7 @@ import { GatewayEventsHost } from './gateway-events.host';
 import { type GatewayOptions } from './gateway.options';
 import { McpController } from './mcp/mcp.controller';
 import { McpServers } from './mcp/mcp-servers';
-import { RecordOutcomeUseCase } from './record-outcome/record-outcome.usecase';
+import { OutcomeWorkflow } from './record-outcome/outcome.workflow';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
 
 /** Gateway: agents, credentials, MCP URLs, the MCP surface. Emits CallRequested; consumes catalog and call-outcome events. */
@@ -64,7 +64,7 @@ export class GatewayModule {
         ListToolsUseCase,
         SearchToolsUseCase,
         GetToolUseCase,
-        RecordOutcomeUseCase,
+        OutcomeWorkflow,
         SyncCatalogUseCase,
         GatewayEventsHost,
         McpServers,

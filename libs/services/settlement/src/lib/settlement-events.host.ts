@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CallDispatched, EffectConfirmed, EffectRejected, PaymentHeld } from '@tollgate/contracts';
-import { callEvent, type CallEventType } from '@tollgate/call-life';
-import { EVENT_TRANSPORT, type EventTransport, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { EVENT_TRANSPORT, type EventTransport, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { createLogger, HealthRegistry, type Logger } from '@tollgate/observability';
 import { CloseVerificationUseCase } from './close-verification/close-verification.usecase';
-import { RecordCallFactUseCase } from './record-call-fact/record-call-fact.usecase';
+import { VerificationWorkflow } from './record-call-fact/verification.workflow';
 import { SETTLEMENT, SETTLEMENT_OPTIONS } from './settlement.constants';
 import { type SettlementOptions } from './settlement.options';
 
@@ -21,7 +19,7 @@ export class SettlementEventsHost extends ServiceEventsHost {
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
     @Inject(SETTLEMENT_OPTIONS) private readonly options: SettlementOptions,
     health: HealthRegistry,
-    private readonly record: RecordCallFactUseCase,
+    private readonly verification: VerificationWorkflow,
     private readonly close: CloseVerificationUseCase,
   ) {
     const logger = createLogger(SETTLEMENT);
@@ -32,12 +30,9 @@ export class SettlementEventsHost extends ServiceEventsHost {
   protected consumers() {
     return [
       {
-        name: 'settlement',
         // Bookkeeping before a verification window: no agent waits on it, so it gathers events for a moment.
         lingerMs: 50,
-        ...perBatch([PaymentHeld, CallDispatched, EffectConfirmed, EffectRejected], ({ manager, events, within }) => this.record.execute(manager, events.map((e) => ({
-          event: callEvent(e.type as CallEventType, e.payload as never), eventId: e.envelope.eventId, headers: e.headers, within: (fn) => within(e, fn),
-        }))), { dedupedByModel: true }),
+        ...runCallWorkflow(this.verification),
       },
     ];
   }

@@ -3,7 +3,7 @@ import { adminTokenProvider } from '@tollgate/http';
 import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { CloseVerificationUseCase } from './close-verification/close-verification.usecase';
-import { RecordCallFactUseCase } from './record-call-fact/record-call-fact.usecase';
+import { VerificationWorkflow } from './record-call-fact/verification.workflow';
 import { IssuePayoutUseCase } from './issue-payout/issue-payout.usecase';
 import { PayoutsController } from './issue-payout/payouts.controller';
 import { SETTLEMENT, SETTLEMENT_ADMIN, SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from './settlement.constants';
@@ -24,7 +24,7 @@ export class SettlementModule {
         adminTokenProvider(SETTLEMENT_ADMIN, options.adminToken),
         IssuePayoutUseCase,
         outboxWriterProvider(SETTLEMENT_OUTBOX, SETTLEMENT),
-        RecordCallFactUseCase,
+        VerificationWorkflow,
         CloseVerificationUseCase,
         SettlementEventsHost,
       ],

@@ -1,37 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { type CallEvent, callEvent, CANCELLED_CODE, type CallState, evolve, foldCall, initialState, isCancelDue, readyToDispatch } from '@tollgate/call-life';
 import {
-  CallDispatched, type CallDispatchedPayload, digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived, type ToolBindingDto, type UnknownOutcomeReason,
-  type UpstreamResultDto,
+  digestOf, EffectConfirmed, EffectRejected, OutcomeUnknown, ResultReceived, type ToolBindingDto, type UnknownOutcomeReason, type UpstreamResultDto,
 } from '@tollgate/contracts';
-import { type OutboxWriter } from '@tollgate/messaging';
+import { appendEmission, type OutboxWriter } from '@tollgate/messaging';
 import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
-import { eligibleBindings, MAX_RESULT_BYTES, mayFallBack } from './call-policy';
+import { MAX_RESULT_BYTES, mayFallBack } from './call-policy';
 import { checkResult } from './check-result';
 import { DispatchAttempts } from './dispatch-attempts.repository';
-import { PendingCallsRepository, type ToolBindingRow } from './pending-calls.repository';
+import { PendingCallsRepository } from './pending-calls.repository';
 import {
-  appendReadBackVerdict, callAuthority, type Dispatch, readBackResource, type ReadBackOutcome, toResult, upstreamTarget,
+  appendReadBackVerdict, type Dispatch, dispatchedOf, readBackResource, type ReadBackOutcome, toResult, upstreamTarget,
 } from './dispatch';
 
 export { callAuthority, type CallAuthority, type Dispatch, type ReadBackOutcome, upstreamTarget } from './dispatch';
 
 const logger = createLogger(EXECUTION);
 
-/** Runs work done for one event inside its trace (the consumer's `within`). */
-export type Within = <T>(fn: () => Promise<T>) => Promise<T>;
-
-/** A request or hold as delivered to execution (the request's arguments travel beside the model's facts). */
-export interface DeliveredCall {
-  event: CallEvent;
-  eventId: string;
-  arguments?: Record<string, unknown>;
-  within?: Within;
-}
 /**
  * Sends a held call to its provider and records the three facts of B4 / C8:
  *   1. CallDispatched — committed BEFORE each attempt leaves;
@@ -55,76 +43,11 @@ export class DispatchCallUseCase {
     @Inject(EXECUTION_OUTBOX) private readonly outbox: OutboxWriter,
   ) {}
 
-  /**
-   * A batch of requests and holds, with the call-life model: load the batch's calls (one statement, locked), evolve,
-   * and for each call the model finds ready to dispatch (`readyToDispatch`) record its first dispatch — or, past its
-   * deadline or with no eligible binding, its rejection — evolving the state with what execution emits; save (one
-   * statement). Runs in the consumer's transaction; returns the dispatches to start after commit.
-   */
-  async recordAll(manager: EntityManager, delivered: readonly DeliveredCall[]): Promise<{ dispatch: Dispatch; within: Within }[]> {
-    const byCall = new Map<string, typeof delivered[number][]>();
-    for (const d of delivered) byCall.set(d.event.payload.intentId, [...(byCall.get(d.event.payload.intentId) ?? []), d]);
-    const loaded = await this.pending.lockLives(manager, [...byCall.keys()]);
-    const changes = [...byCall].map(([intentId, mine]) => ({
-      life: foldCall(intentId, mine.map((d) => d.event), loaded.get(intentId)?.life ?? initialState(intentId)),
-      arguments: mine.find((d) => d.arguments)?.arguments,
-      storedArguments: loaded.get(intentId)?.arguments ?? undefined,
-      causationId: mine.at(-1)!.eventId,
-      within: mine.at(-1)!.within ?? (<T>(fn: () => Promise<T>) => fn()),
-    }));
-    for (const c of changes.filter((x) => isCancelDue(x.life))) c.life = await this.cancel(manager, c.life, c.causationId);
-    const ready = changes.filter((c) => readyToDispatch(c.life));
-    const tools = await this.pending.toolsOf(manager, [...new Set(ready.map((c) => c.life.request!.toolId))]);
-    const dispatches: { dispatch: Dispatch; within: Within }[] = [];
-    for (const c of ready) {
-      const decided = await c.within(() => this.decideFirst(manager, c.life, c.arguments ?? c.storedArguments ?? {}, tools.get(c.life.request!.toolId), c.causationId));
-      c.life = decided.life;
-      if (decided.dispatch) dispatches.push({ dispatch: decided.dispatch, within: c.within });
-    }
-    await this.pending.saveLives(manager, changes);
-    return dispatches;
-  }
-
-  /** The agent cancelled a call nothing was sent for: rejected (so settlement refunds the hold), never dispatched. */
-  private async cancel(m: EntityManager, life: CallState, causationId: string): Promise<CallState> {
-    const rejected = { intentId: life.intentId, attempt: 1, code: CANCELLED_CODE, reason: 'Cancelled by the agent before it was sent to a provider; nothing was performed.' };
-    await this.outbox.append(m, EffectRejected, rejected, { causationId });
-    return evolve(life, callEvent('EffectRejected', rejected));
-  }
-
-  /** The first dispatch of a ready call, or its rejection when it cannot be sent; the state evolves with what is emitted. */
-  private async decideFirst(m: EntityManager, life: CallState, args: Record<string, unknown>, tool: ToolBindingRow | undefined, causationId: string): Promise<{ life: CallState; dispatch?: Dispatch }> {
-    const request = life.request!;
-    const intentId = life.intentId;
-    // Past its deadline before anything was sent, the call is a plain failure (the hold is released), not an unknown
-    // outcome: the platform knows no provider was called.
-    const bindings = eligibleBindings(tool?.bindings ?? []);
-    const refusal = new Date(request.deadlineAt).getTime() <= Date.now()
-      ? { code: 'PROVIDER_SYSTEM_ERROR', reason: 'The call\'s deadline passed before it could be sent to a provider; nothing was performed.' }
-      : bindings.length === 0 ? { code: 'TOOL_NO_ELIGIBLE_BINDING', reason: 'No healthy provider binding is available for this tool.' } : undefined;
-    if (refusal) {
-      const rejected = { intentId, attempt: 1, ...refusal };
-      await this.outbox.append(m, EffectRejected, rejected, { causationId });
-      return { life: evolve(life, callEvent('EffectRejected', rejected)) };
-    }
-    const dispatch: Dispatch = {
-      intentId, toolId: request.toolId, bindings, arguments: args, deadlineAt: new Date(request.deadlineAt), outputSchema: tool!.output_schema,
-      operationKey: request.operationKey ?? intentId, kind: tool!.kind ?? 'write', readBack: tool!.read_back,
-      authority: callAuthority({ owner_id: request.ownerId, agent_id: request.agentId, mcp_url_id: request.mcpUrlId ?? null }),
-    };
-    const dispatched = await this.recordDispatch(m, dispatch, 1, causationId);
-    return { life: evolve(life, callEvent('CallDispatched', dispatched)), dispatch };
-  }
-
-  private async recordDispatch(m: EntityManager, d: Dispatch, attempt: number, causationId?: string): Promise<CallDispatchedPayload> {
+  /** Attempt n (a fallback) recorded as dispatched, with its CallDispatched, before it leaves. */
+  private async recordDispatch(m: EntityManager, d: Dispatch, attempt: number): Promise<void> {
     const binding = d.bindings[attempt - 1]!;
     await DispatchAttempts.record(m, { intent_id: d.intentId, attempt, binding_id: binding.bindingId, provider_id: binding.providerId });
-    const dispatched: CallDispatchedPayload = {
-      intentId: d.intentId, attempt, providerId: binding.providerId, bindingId: binding.bindingId,
-      upstreamToolName: binding.upstreamToolName, deadlineAt: d.deadlineAt.toISOString(), operationKey: d.operationKey,
-    };
-    await this.outbox.append(m, CallDispatched, dispatched, causationId ? { causationId } : {});
-    return dispatched;
+    await appendEmission(this.outbox, m, dispatchedOf(d, attempt));
   }
 
   /**

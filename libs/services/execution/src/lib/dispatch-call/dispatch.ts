@@ -1,6 +1,6 @@
 import { type EntityManager } from 'typeorm';
 import { EffectConfirmed, EffectRejected, type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
-import { type OutboxWriter } from '@tollgate/messaging';
+import { type CallEmission, type OutboxWriter } from '@tollgate/messaging';
 import { callUpstreamTool, type TrustedActor, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { compareReadBack, type ReadBackSpec } from './call-policy';
 
@@ -87,4 +87,16 @@ export async function appendReadBackVerdict(
     return;
   }
   await outbox.append(m, EffectConfirmed, { intentId, attempt, method: d.method, providerId: d.providerId });
+}
+
+/** CallDispatched of attempt n: the binding it goes to (bindings[n - 1]). */
+export function dispatchedOf(d: Dispatch, attempt: number): CallEmission {
+  const binding = d.bindings[attempt - 1]!;
+  return {
+    type: 'CallDispatched',
+    payload: {
+      intentId: d.intentId, attempt, providerId: binding.providerId, bindingId: binding.bindingId,
+      upstreamToolName: binding.upstreamToolName, deadlineAt: d.deadlineAt.toISOString(), operationKey: d.operationKey,
+    },
+  };
 }

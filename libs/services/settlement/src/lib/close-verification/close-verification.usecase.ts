@@ -1,21 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { Movements, splitFee } from '@tollgate/accounting';
-import { CallSettled, money } from '@tollgate/contracts';
-import { type OutboxWriter } from '@tollgate/messaging';
+import { type CallState, evolve, isSettlementDue, providerOf } from '@tollgate/call-life';
+import { money } from '@tollgate/contracts';
+import { appendEmission, type CallEmission, emittedFact, type OutboxWriter } from '@tollgate/messaging';
 import { inRecordedContext } from '@tollgate/observability';
 import { applyPosting } from '@tollgate/persistence';
 import { SETTLEMENT, SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from '../settlement.constants';
 import { type SettlementOptions } from '../settlement.options';
-import { VerificationRepository } from '../record-call-fact/verification.repository';
+import { type DueSettlement, VerificationRepository } from '../record-call-fact/verification.repository';
 
 /**
- * Settles every call whose verification window has closed with a confirmed
- * effect: the captured price is split (platform fee floored to the minor
- * unit, the rest to the provider), settlement's half of the capture is booked
- * (clearing → payable + revenue) and CallSettled tells payment to book its
- * half (held → clearing) — in the same transaction, exactly once per call.
+ * Settles every call whose verification window has closed and that the model finds due (`isSettlementDue`): the
+ * captured price is split (platform fee floored to the minor unit, the rest to `providerOf`), settlement's half of
+ * the capture is booked (clearing → payable + revenue) and CallSettled tells payment to book its half (held →
+ * clearing) — folded into the call's state in the same transaction, so it happens exactly once per call.
  */
 @Injectable()
 export class CloseVerificationUseCase {
@@ -30,22 +30,29 @@ export class CloseVerificationUseCase {
   /** Returns how many calls were settled. Safe to run from several instances at once. */
   async execute(batch = 100): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const due = await this.verifications.claimDue(manager, batch);
-      const split = due.map((row) => ({ row, gross: BigInt(row.amount_minor), ...splitFee(BigInt(row.amount_minor), this.options.feeBps) }));
-      await this.verifications.markSettled(manager, split.map(({ row, fee, net }) => ({ intentId: row.intent_id, fee, net })));
-      for (const { row, gross, fee, net } of split) {
-        await applyPosting(manager, SETTLEMENT, `settle:${row.hold_id}`, 'settle', Movements.settle(row.provider_id, { minor: gross, asset: row.asset }, fee), row.intent_id);
-        await inRecordedContext('settlement close verification', row.trace_headers, row.intent_id, () => this.outbox.append(manager, CallSettled, {
-          intentId: row.intent_id,
-          holdId: row.hold_id,
-          providerId: row.provider_id,
-          amount: money(gross, row.asset),
-          fee: money(fee, row.asset),
-          providerNet: money(net, row.asset),
-          ...(row.owner_id ? { ownerId: row.owner_id } : {}),
-        }));
-      }
-      return due.length;
+      const due = (await this.verifications.claimDue(manager, batch)).filter((row) => isSettlementDue(row.life));
+      const settled: { intentId: string; life: CallState }[] = [];
+      for (const row of due) settled.push({ intentId: row.intent_id, life: await this.settle(manager, row) });
+      await this.verifications.saveLives(manager, settled);
+      return settled.length;
     });
+  }
+
+  /** Books settlement's half and emits CallSettled, in the call's recorded trace; returns the state with it folded in. */
+  private async settle(manager: EntityManager, row: DueSettlement): Promise<CallState> {
+    const held = row.life.held!;
+    const gross = BigInt(held.amount.amountMinor);
+    const asset = held.amount.asset;
+    const providerId = providerOf(row.life)!;
+    const { fee, net } = splitFee(gross, this.options.feeBps);
+    await applyPosting(manager, SETTLEMENT, `settle:${held.holdId}`, 'settle', Movements.settle(providerId, { minor: gross, asset }, fee), row.intent_id);
+    const settledEvent: CallEmission = {
+      type: 'CallSettled',
+      payload: {
+        intentId: row.intent_id, holdId: held.holdId, providerId, amount: money(gross, asset), fee: money(fee, asset), providerNet: money(net, asset), ownerId: held.ownerId,
+      },
+    };
+    await inRecordedContext('settlement close verification', row.trace_headers, row.intent_id, () => appendEmission(this.outbox, manager, settledEvent));
+    return evolve(row.life, emittedFact(settledEvent));
   }
 }
