@@ -1,11 +1,11 @@
 import { type DataSource } from 'typeorm';
-import { CallLifeEvents, type EventDefinition } from '@tollgate/contracts';
+import { CallTimelineEvents, type EventDefinition } from '@tollgate/contracts';
 import { type TopicEvent } from '@tollgate/testing';
 import { ArchiveEventUseCase } from '../src/lib/archive-events/archive-event.usecase';
 import { ProjectJournalUseCase } from '../src/lib/project-journal/project-journal.usecase';
 import { RecordTimelineUseCase } from '../src/lib/record-timeline/record-timeline.usecase';
 
-const CALL_LIFE = new Set<string>(CallLifeEvents.map((e) => e.type));
+const CALL_LIFE = new Set<string>(CallTimelineEvents.map((e) => e.type));
 
 /** What the ledger's consumer does with each event (LedgerEventsHost), in transactions of 25 events. */
 export async function consumeLive(ds: DataSource, events: readonly TopicEvent[]): Promise<void> {

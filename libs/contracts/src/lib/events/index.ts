@@ -35,7 +35,11 @@ export * from './result-received/result-received.event';
 export * from './wallet-charged-back/wallet-charged-back.event';
 export * from './wallet-funded/wallet-funded.event';
 
-/** The call life in order (ARCHITECTURE.md): every event of one call shares its intentId key. */
+/**
+ * The call life in order (ARCHITECTURE.md): exactly the facts of the call-life model, one list (a spec checks it
+ * against the model's CALL_EVENT_TYPES and the workflow runner's CALL_EVENTS). Every event of one call shares its
+ * intentId key.
+ */
 export const CallLifeEvents = [
   CallRequested,
   PaymentHeld,
@@ -48,10 +52,12 @@ export const CallLifeEvents = [
   EffectRejected,
   CallSettled,
   CallRefunded,
-  HoldReleased,
 ] as const satisfies readonly EventDefinition<object>[];
 
-/** Money that moves outside one call: deposits into wallets, payouts to providers. */
-export const MoneyEvents = [WalletFunded, WalletChargedBack, PayoutIssued] as const satisfies readonly EventDefinition<object>[];
+/** Money that moves: payment's booking of a call's end (HoldReleased), deposits into wallets, payouts to providers. */
+export const MoneyEvents = [HoldReleased, WalletFunded, WalletChargedBack, PayoutIssued] as const satisfies readonly EventDefinition<object>[];
+
+/** What a call's timeline shows: its life, and the booking of its hold (every event that names one call). */
+export const CallTimelineEvents = [...CallLifeEvents, HoldReleased] as const satisfies readonly EventDefinition<object>[];
 
 export const AllEvents: readonly EventDefinition<object>[] = [...CallLifeEvents, ...MoneyEvents, CatalogToolChanged, DeadLetterParked];

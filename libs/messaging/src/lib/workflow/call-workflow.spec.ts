@@ -1,9 +1,16 @@
 import { plainToInstance } from 'class-transformer';
-import { EffectConfirmedPayload, HoldReleasedPayload } from '@tollgate/contracts';
-import { callEventOf } from './call-events';
+import { CALL_EVENT_TYPES } from '@tollgate/call-life';
+import { CallLifeEvents, EffectConfirmedPayload, HoldReleasedPayload } from '@tollgate/contracts';
+import { CALL_EVENTS, callEventOf } from './call-events';
 import { routeReads } from './call-workflow';
 
 describe('the workflow runner wiring', () => {
+  it('one list of call-life events: the model\'s, the contracts\' and the runner\'s are the same, in the same order', () => {
+    expect(CallLifeEvents.map((e) => e.type)).toEqual([...CALL_EVENT_TYPES]);
+    expect(Object.keys(CALL_EVENTS)).toEqual([...CALL_EVENT_TYPES]);
+    expect(Object.values(CALL_EVENTS)).toEqual([...CallLifeEvents]);
+  });
+
   it('subscribes a workflow to what the route says its decisions read', () => {
     expect(new Set(routeReads('settlement', ['isSettlementDue', 'isRefundDue']))).toEqual(new Set(['PaymentHeld', 'CallDispatched', 'EffectConfirmed', 'EffectRejected']));
     expect(new Set(routeReads('execution', ['readyToDispatch', 'isCancelDue']))).toEqual(new Set(['CallRequested', 'PaymentHeld', 'CallCancelRequested']));

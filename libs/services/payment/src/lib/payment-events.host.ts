@@ -45,8 +45,9 @@ export class PaymentEventsHost extends ServiceEventsHost {
           }, {
             onParked: ({ manager, payload, intentId, eventId }) => this.placeHold.refuseParked(manager, { ...(payload ? { request: payload } : {}), ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) }),
           }),
-          on(CallSettled, ({ manager, payload }) => this.resolveHold.capture(manager, payload.holdId, BigInt(payload.amount.amountMinor))),
-          on(CallRefunded, ({ manager, payload }) => this.resolveHold.void(manager, payload.holdId)),
+          // The call's end (the route: payment acts on isTerminal): its hold captured or voided, once.
+          on(CallSettled, ({ manager, payload }) => this.resolveHold.resolve(manager, { type: 'CallSettled', payload })),
+          on(CallRefunded, ({ manager, payload }) => this.resolveHold.resolve(manager, { type: 'CallRefunded', payload })),
         ],
       },
     ];

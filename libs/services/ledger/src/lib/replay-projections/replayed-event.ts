@@ -1,4 +1,4 @@
-import { CallLifeEvents, type EventEnvelope, MoneyEvents } from '@tollgate/contracts';
+import { CallTimelineEvents, type EventEnvelope, MoneyEvents } from '@tollgate/contracts';
 import { journalRows, type JournalRow, timelineRow, type TimelineRow } from '../projections/projection-rows';
 
 /** One event as a replay reads it, from the archive or from a topic. */
@@ -9,7 +9,7 @@ export interface ReplayedEvent {
   recordedAt?: string;
 }
 
-const CALL_LIFE = new Set<string>(CallLifeEvents.map((e) => e.type));
+const CALL_LIFE = new Set<string>(CallTimelineEvents.map((e) => e.type));
 const CONSUMED = new Set<string>([...CALL_LIFE, ...MoneyEvents.map((e) => e.type)]);
 
 /** The projection rows of a batch of events, as the live consumer writes them (pure; events the ledger does not consume add nothing). */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { Movements, repaidOf } from '@tollgate/accounting';
+import { type CallEvent, evolve, initialState, isTerminal } from '@tollgate/call-life';
 import { HoldReleased, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting } from '@tollgate/persistence';
@@ -18,6 +19,17 @@ import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
 @Injectable()
 export class ResolveHoldUseCase {
   constructor(@Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter) {}
+
+  /**
+   * The end of a call's money, as the model reads it: once the call is terminal (`isTerminal`), a settled call's hold is
+   * captured for the settled amount and a refunded call's hold voided. Any other fact changes nothing here.
+   */
+  async resolve(manager: EntityManager, end: CallEvent): Promise<void> {
+    const life = evolve(initialState(end.payload.intentId), end);
+    if (!isTerminal(life)) return;
+    if (life.settled) await this.capture(manager, life.settled.holdId, BigInt(life.settled.amount.amountMinor));
+    else if (life.refunded) await this.void(manager, life.refunded.holdId);
+  }
 
   async capture(manager: EntityManager, holdId: string, capturedMinor: bigint): Promise<void> {
     const hold = await Holds.resolve(manager, holdId, 'captured', capturedMinor);
