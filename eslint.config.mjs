@@ -77,12 +77,6 @@ export default [
     },
   },
   {
-    // The embedded mode's log transport is the one file still over 300 lines (447): splitting its read, hand-on and
-    // position bookkeeping apart is the next step; until then it alone is exempt from the file bound.
-    files: ['libs/messaging/src/lib/transport/postgres-log.transport.ts'],
-    rules: { 'max-lines': 'off' },
-  },
-  {
     // Tests may use the shared factories in libs/testing; production code may not.
     files: ['**/*.spec.ts', '**/*.test.ts', '**/test/**/*.ts'],
     rules: { ...boundaries(true), 'no-console': 'off' },

@@ -6,7 +6,13 @@ import {
   type DeliveredMessage, type EventTransport, retryUntilStopped, type SqlExecutor, type SubscribeOptions, type Subscription, type TransportMessage,
 } from './event-transport';
 import { afterCommit } from './commit-hand-off';
-import { isVisible, type LogSnapshot, NOT_COVERED_SQL, parseSnapshot, snapshotFromLegacy } from './log-snapshot';
+import { type LogSnapshot, parseSnapshot } from './log-snapshot';
+import { advance, covers, deferralMs, type Group, type LogTiming, newGroup, nextReadInMs, readDue, sleep, wantRead } from './log-group';
+import {
+  APPEND, type AppendResult, appendParameters, CHANNEL, DDL, deliveredOf, LAG, type LogRow, MAX_DELIVERED, parseNotification, READ_FIRST, READ_IN_WINDOW, READ_PLAN_CACHE_MODE, startPosition, toDelivered,
+} from './postgres-log.sql';
+
+export { READ_PLAN_CACHE_MODE } from './postgres-log.sql';
 
 export interface PostgresLogTransportOptions {
   /** The database that holds the log (in embedded mode: the one every service writes to). */
@@ -23,92 +29,6 @@ export interface PostgresLogTransportOptions {
    * (ms). Until then a restart would hand them again (absorbed by the inbox).
    */
   settleMs?: number;
-}
-
-const CHANNEL = 'tollgate_eventlog';
-/** The plan mode of the log's own sessions (see `connect`). */
-export const READ_PLAN_CACHE_MODE = 'force_custom_plan';
-const MAX_ID = 9223372036854775807n;
-/** Handed-on transactions a group remembers before it reads the log to fold them into its position. */
-const MAX_DELIVERED = 2_000;
-
-/** The log's tables, created idempotently at connect (infrastructure of the transport, like a broker's storage, not a service's schema). */
-const DDL = [
-  'CREATE SCHEMA IF NOT EXISTS eventlog',
-  `CREATE TABLE IF NOT EXISTS eventlog.event (
-     id         bigserial PRIMARY KEY,
-     txid       xid8        NOT NULL DEFAULT pg_current_xact_id(),
-     topic      text        NOT NULL,
-     key        text        NOT NULL,
-     value      text        NOT NULL,
-     headers    jsonb,
-     created_at timestamptz NOT NULL DEFAULT now())`,
-  'CREATE INDEX IF NOT EXISTS event_log_order ON eventlog.event (txid, id)',
-  `CREATE TABLE IF NOT EXISTS eventlog.position (
-     group_id   text PRIMARY KEY,
-     txid       xid8        NOT NULL,
-     id         bigint      NOT NULL,
-     updated_at timestamptz NOT NULL DEFAULT now())`,
-  // Positions are snapshots now; (txid, id) is kept for positions saved before snapshots.
-  'ALTER TABLE eventlog.position ADD COLUMN IF NOT EXISTS snapshot pg_snapshot',
-];
-
-/** Appends, and tells listeners (on commit) which transaction wrote to which topics; returns the ids it took. */
-const APPEND = `
-  WITH ins AS (
-    INSERT INTO eventlog.event (topic, key, value, headers)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])
-    RETURNING id, topic)
-  SELECT pg_current_xact_id()::text AS txid, array_agg(id ORDER BY id)::text[] AS ids,
-         pg_notify('${CHANNEL}', pg_current_xact_id()::text || ';' || string_agg(DISTINCT topic, ',')) AS notified
-    FROM ins`;
-
-/**
- * One statement: the rows of these topics written by transactions that had not ended in the group's position ($1,
- * $2: its xmax and running list) but had in the window's snapshot ($5, or now), except those already handed on in
- * process ($3), after row $4 of the window, in row order. Rows of a transaction still running are not visible and
- * stay behind until a later window; nothing else waits for it.
- *
- * Two plans, so the cost never grows with the log. A first read (no window: $4 = 0) finds its
- * rows through the (txid, id) index — the few transactions since the position — and sorts them: `ORDER BY id + 0`
- * keeps PostgreSQL from walking the primary key in id order from the start of the log, which it chose when it
- * expected matching rows early (the growth run: ~160 ms per read at 700k rows). A read inside a window (catching up
- * a backlog) walks the primary key from the window's last row, where the next rows are.
- */
-const readSql = (orderBy: 'e.id' | 'e.id + 0') => `
-  WITH w AS (SELECT coalesce($5::pg_snapshot, pg_current_snapshot()) AS s)
-  SELECT w.s::text AS snapshot,
-    (SELECT coalesce(json_agg(r ORDER BY r.id), '[]'::json) FROM (
-       SELECT e.id, e.txid::text AS txid, e.topic, e.key, e.value, e.headers FROM eventlog.event e
-        WHERE (e.txid >= $1::xid8 OR e.txid = ANY($2::xid8[])) AND pg_visible_in_snapshot(e.txid, w.s)
-          AND e.txid <> ALL($3::xid8[]) AND e.id > $4::bigint AND e.topic = ANY($6::text[])
-        ORDER BY ${orderBy} LIMIT $7) r) AS rows
-  FROM w`;
-const READ_FIRST = readSql('e.id + 0');
-const READ_IN_WINDOW = readSql('e.id');
-
-interface LogRow { id: string; txid: string; topic: string; key: string; value: string; headers: Record<string, string> | null }
-
-/** The events one committed transaction wrote, as handed on in process (`at`: when). */
-interface HandOff { txid: bigint; messages: DeliveredMessage[]; at: number }
-
-interface Group {
-  options: SubscribeOptions;
-  topics: Set<string>;
-  batchSize: number;
-  /** Every row of every transaction visible in this snapshot has been handled. */
-  position: LogSnapshot;
-  saved: string;
-  /** A read in progress over several batches: the snapshot it reads up to and the last row id handled. */
-  window?: { snapshot: LogSnapshot; afterId: bigint };
-  /** Transactions handed on in process and handled, not yet covered by `position`. */
-  delivered: Set<bigint>;
-  queue: HandOff[];
-  /** A notification, the poll, a restored connection or a full batch asks for a read. */
-  readWanted: boolean;
-  lastReadAt: number;
-  stopped: boolean;
-  wake?: () => void;
 }
 
 /**
@@ -140,7 +60,11 @@ export class PostgresLogTransport implements EventTransport {
    */
   private readonly awaitingCommit = new Map<bigint, number>();
 
-  constructor(private readonly options: PostgresLogTransportOptions) {}
+  private readonly timing: LogTiming;
+
+  constructor(private readonly options: PostgresLogTransportOptions) {
+    this.timing = { settleMs: options.settleMs ?? 250, pollIntervalMs: options.pollIntervalMs ?? 1000 };
+  }
 
   async connect(): Promise<void> {
     this.pool = new Pool({
@@ -171,9 +95,7 @@ export class PostgresLogTransport implements EventTransport {
     const out: { groupId: string; lag: number }[] = [];
     for (const groupId of groupIds) {
       const topics = [...(this.groups.get(groupId)?.topics ?? [])];
-      const { rows } = await this.pool.query<{ lag: number }>(
-        `SELECT count(*)::int AS lag FROM eventlog.event e, eventlog.position p
-          WHERE p.group_id = $1 AND e.topic = ANY($2::text[]) AND ${NOT_COVERED_SQL}`, [groupId, topics]);
+      const { rows } = await this.pool.query<{ lag: number }>(LAG, [groupId, topics]);
       out.push({ groupId, lag: rows[0]?.lag ?? 0 });
     }
     return out;
@@ -193,11 +115,8 @@ export class PostgresLogTransport implements EventTransport {
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (!this.pool) throw new Error('event log transport is not connected');
     if (this.groups.has(options.groupId)) throw new Error(`group ${options.groupId} already has a subscriber`);
-    const start = await this.startPosition(options);
-    const group: Group = {
-      options, topics: new Set(options.topics), batchSize: Math.min(this.options.batchSize ?? 100, options.maxBatchSize ?? Infinity),
-      position: start, saved: start.text, delivered: new Set(), queue: [], readWanted: true, lastReadAt: 0, stopped: false,
-    };
+    const start = await startPosition(this.pool, options);
+    const group = newGroup(options, start, Math.min(this.options.batchSize ?? 100, options.maxBatchSize ?? Infinity));
     this.groups.set(options.groupId, group);
     const loop = this.run(group);
     return {
@@ -253,56 +172,30 @@ export class PostgresLogTransport implements EventTransport {
     }
   }
 
-  private async startPosition(options: SubscribeOptions): Promise<LogSnapshot> {
-    const [saved] = (await this.pool!.query<{ txid: string; id: string; snapshot: string | null }>(
-      'SELECT txid::text, id::text, snapshot::text FROM eventlog.position WHERE group_id = $1', [options.groupId])).rows;
-    if (saved) return saved.snapshot ? parseSnapshot(saved.snapshot) : snapshotFromLegacy(BigInt(saved.txid), BigInt(saved.id), MAX_ID);
-    if (options.fromBeginning) return parseSnapshot('1:1:');
-    const [now] = (await this.pool!.query<{ s: string }>('SELECT pg_current_snapshot()::text AS s')).rows;
-    return parseSnapshot(now!.s);
-  }
 
   private async run(group: Group): Promise<void> {
     while (!group.stopped) {
       try {
-        const deferMs = this.deferralMs(group);
-        if (group.queue.length > 0 && (deferMs <= 0 || this.readDue(group))) await this.handleHandOffs(group);
-        else if (group.queue.length === 0 && this.readDue(group)) await this.readAndHandle(group);
-        else await this.sleep(group, group.queue.length > 0 ? deferMs : this.nextReadInMs(group));
+        const deferMs = deferralMs(group);
+        if (group.queue.length > 0 && (deferMs <= 0 || readDue(group, this.timing))) await this.handleHandOffs(group);
+        else if (group.queue.length === 0 && readDue(group, this.timing)) await this.readAndHandle(group);
+        else await sleep(group, group.queue.length > 0 ? deferMs : nextReadInMs(group, this.timing));
       } catch (err) {
         if (group.stopped) return;
         this.options.logger.warn({ err, groupId: group.options.groupId }, 'reading the event log failed; will retry');
         group.readWanted = true;
-        await this.sleep(group, 500);
+        await sleep(group, 500);
       }
     }
   }
 
-  /**
-   * How much longer the handed-on messages may wait (`deferrable`): while every queued message is of a deferrable
-   * topic, until the oldest has waited `upToMs`; 0 once anything else is queued.
-   */
-  private deferralMs(group: Group): number {
-    const d = group.options.deferrable;
-    if (!d || group.queue.length === 0) return 0;
-    if (group.queue.some((h) => h.messages.some((m) => !d.topics.includes(m.topic)))) return 0;
-    return group.queue[0]!.at + d.upToMs - Date.now();
-  }
 
-  private readDue(group: Group): boolean {
-    return group.readWanted || group.window !== undefined || this.nextReadInMs(group) <= 0;
-  }
 
-  /** A read folds handed-on transactions into the position soon after; with nothing handed on, the poll is the fallback. */
-  private nextReadInMs(group: Group): number {
-    const every = group.delivered.size > 0 ? (this.options.settleMs ?? 250) : (this.options.pollIntervalMs ?? 1000);
-    return group.lastReadAt + every - Date.now();
-  }
 
   /** Hands on what committed transactions of this process appended (a lingering group first lets more gather). */
   private async handleHandOffs(group: Group): Promise<void> {
     if (group.options.lingerMs) await new Promise((r) => setTimeout(r, group.options.lingerMs));
-    const fresh = group.queue.splice(0).filter((h) => !this.covers(group, h.txid));
+    const fresh = group.queue.splice(0).filter((h) => !covers(group, h.txid));
     const messages = fresh.flatMap((h) => h.messages);
     for (let i = 0; i < messages.length; i += group.batchSize) {
       if (!(await this.handle(group, messages.slice(i, i + group.batchSize)))) return;
@@ -322,21 +215,15 @@ export class PostgresLogTransport implements EventTransport {
       group.window = { snapshot, afterId: BigInt(rows.at(-1)!.id) };
       return;
     }
-    this.advance(group, snapshot);
+    advance(group, snapshot);
   }
 
-  /** Moves the position to a snapshot whose rows are all handled; what it covers is forgotten. */
-  private advance(group: Group, snapshot: LogSnapshot): void {
-    group.position = snapshot;
-    group.window = undefined;
-    for (const txid of group.delivered) if (isVisible(txid, snapshot)) group.delivered.delete(txid);
-  }
 
   /** Moves a stopping group's position past what it handled, if nothing else is waiting in between. */
   private async settle(group: Group): Promise<void> {
     if (group.window || group.delivered.size === 0 || !this.pool) return;
     const { snapshot, rows } = await this.read(group, 1);
-    if (rows.length === 0) this.advance(group, snapshot);
+    if (rows.length === 0) advance(group, snapshot);
   }
 
   private async read(group: Group, limit = group.batchSize): Promise<{ snapshot: LogSnapshot; rows: LogRow[] }> {
@@ -357,17 +244,12 @@ export class PostgresLogTransport implements EventTransport {
     );
   }
 
-  /** Whether the transaction's rows were already handled by this group (or are being, in the current window). */
-  private covers(group: Group, txid: bigint): boolean {
-    return isVisible(txid, group.position) || group.delivered.has(txid) || (group.window !== undefined && isVisible(txid, group.window.snapshot));
-  }
 
   /** A committed append of this process: each group of its topics gets the messages without reading the log. */
   private handOn(row: AppendResult, messages: readonly TransportMessage[]): void {
     const txid = BigInt(row.txid);
     this.awaitingCommit.delete(txid);
-    const ids = [...row.ids].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
-    const delivered = messages.map((m, i): DeliveredMessage => ({ topic: m.topic, key: m.key, value: m.value, headers: m.headers ?? {}, partition: 0, offset: ids[i]! }));
+    const delivered = deliveredOf(row, messages);
     for (const g of this.groups.values()) {
       const mine = delivered.filter((m) => g.topics.has(m.topic));
       if (mine.length === 0 || g.stopped) continue;
@@ -376,30 +258,15 @@ export class PostgresLogTransport implements EventTransport {
     }
   }
 
-  /** Until `ms` pass or something wakes the group (a hand-off, a notification, a stop); a deferred queue sleeps too. */
-  private sleep(group: Group, ms: number): Promise<void> {
-    if (group.stopped || (group.queue.length > 0 && this.deferralMs(group) <= 0) || group.readWanted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, Math.max(0, ms));
-      function done() {
-        clearTimeout(timer);
-        group.wake = undefined;
-        resolve();
-      }
-      group.wake = done;
-    });
-  }
 
   /** A notification names the writing transaction: a group that has it (handed on in process) does not read for it. */
   private notified(payload: string): void {
-    const [txidText, topicList] = payload.includes(';') ? payload.split(';', 2) as [string, string] : [undefined, payload];
-    const txid = txidText ? BigInt(txidText) : undefined;
-    const topics = topicList.split(',');
+    const { txid, topics } = parseNotification(payload);
     if (txid !== undefined && this.isAwaitingCommit(txid)) return;
     for (const g of this.groups.values()) {
       if (!topics.some((t) => g.topics.has(t))) continue;
-      if (txid !== undefined && (this.covers(g, txid) || g.queue.some((h) => h.txid === txid))) continue;
-      this.wantRead(g);
+      if (txid !== undefined && (covers(g, txid) || g.queue.some((h) => h.txid === txid))) continue;
+      wantRead(g);
     }
   }
 
@@ -410,10 +277,6 @@ export class PostgresLogTransport implements EventTransport {
     return this.awaitingCommit.has(txid);
   }
 
-  private wantRead(group: Group): void {
-    group.readWanted = true;
-    group.wake?.();
-  }
 
   private async listen(): Promise<void> {
     const { logger } = this.options;
@@ -424,24 +287,10 @@ export class PostgresLogTransport implements EventTransport {
       // Appends made while it was away were not heard: every group reads now.
       onRestored: () => {
         logger.info('event log LISTEN connection restored');
-        for (const g of this.groups.values()) this.wantRead(g);
+        for (const g of this.groups.values()) wantRead(g);
       },
     });
     await this.listener.start();
   }
 }
 
-interface AppendResult { txid: string; ids: string[] }
-
-function toDelivered(x: LogRow): DeliveredMessage {
-  return { topic: x.topic, key: x.key, value: x.value, headers: x.headers ?? {}, partition: 0, offset: String(x.id) };
-}
-
-function appendParameters(messages: readonly TransportMessage[]): unknown[] {
-  return [
-    messages.map((m) => m.topic),
-    messages.map((m) => m.key),
-    messages.map((m) => m.value),
-    messages.map((m) => (m.headers ? JSON.stringify(m.headers) : null)),
-  ];
-}
