@@ -32,7 +32,7 @@ const INTERNAL_TEXT = /(TypeError|RangeError|ReferenceError|SyntaxError|QueryFai
  * The state that holds money or call state, table by table (volatile bookkeeping — last-used stamps, leases, retry
  * times, counters of refused calls — left out). Rows a refusal itself records are left out by their state.
  */
-const REFUSED_CALL = `(SELECT intent_id FROM gateway.call WHERE error->>'stage' = 'payment')`;
+const REFUSED_CALL = `(SELECT intent_id FROM gateway.call WHERE life ? 'paymentRefused')`;
 const STATE_SQL = `
   SELECT t, md5(coalesce(string_agg(r, '|' ORDER BY r), '')) AS digest FROM (
     SELECT 'gateway.owner' t, (to_jsonb(x))::text r FROM gateway.owner x UNION ALL
@@ -64,7 +64,7 @@ const STATE_SQL = `
     SELECT 'ledger.timeline_entry', concat_ws(':', x.event_id, x.type, x.intent_id, x.occurred_at) FROM ledger.timeline_entry x
       WHERE NOT (x.type IN ('CallRequested', 'PaymentRejected') AND x.intent_id IN ${REFUSED_CALL}) UNION ALL
     SELECT 'ledger.event_archive', concat_ws(':', x.position, x.event_id, x.type, x.key, x.hash) FROM ledger.event_archive x
-      WHERE NOT (x.type IN ('CallRequested', 'PaymentRejected') AND x.key IN (SELECT intent_id::text FROM gateway.call WHERE error->>'stage' = 'payment')) UNION ALL
+      WHERE NOT (x.type IN ('CallRequested', 'PaymentRejected') AND x.key IN (SELECT intent_id::text FROM gateway.call WHERE life ? 'paymentRefused')) UNION ALL
     SELECT 'ledger.access_token', (to_jsonb(x) - 'last_used_at')::text FROM ledger.access_token x
   ) s GROUP BY t`;
 
@@ -256,7 +256,8 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
    * No work in flight: every call answered and settled or refused, no hold pending, no verification window open, no
    * x402 attempt open, the ledger caught up — what an accepted call sets off goes on for a while after its answer.
    */
-  const QUIET_SQL = `SELECT ((SELECT count(*) FROM gateway.call WHERE error IS NULL AND settlement IS NULL)
+  const QUIET_SQL = `SELECT ((SELECT count(*) FROM gateway.call WHERE NOT (life ? 'settled' OR life ? 'refunded' OR life ? 'paymentRefused'
+           OR jsonb_path_exists(life, '$.attempts.*.rejected') OR jsonb_path_exists(life, '$.attempts.*.unknown')))
       + (SELECT count(*) FROM payment.hold WHERE status = 'pending')
       + (SELECT count(*) FROM payment.x402_attempt WHERE state IN ('verifying', 'settling'))
       + (SELECT count(*) FROM settlement.verification WHERE state = 'open')

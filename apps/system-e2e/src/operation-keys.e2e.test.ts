@@ -198,7 +198,7 @@ describe('operation keys (B5, G5.2, G8)', () => {
     const pending = call('slow_echo', { message: 'orphan', delayMs: 2500 }, key);
     // Killed once the gateway has heard CallDispatched (before that, the fact is still in execution's outbox).
     const intentId = await waitFor('the dispatch', async () => {
-      const r = await pg.query('SELECT intent_id FROM gateway.call WHERE operation_key = $1 AND provider_id IS NOT NULL', [key]);
+      const r = await pg.query(`SELECT intent_id FROM gateway.call WHERE operation_key = $1 AND life->'attempts' <> '{}'::jsonb`, [key]);
       return r.rows[0]?.intent_id as string | undefined;
     }, 15_000, 50);
     const execution = system.processes.find((p) => p.name === 'execution')!;

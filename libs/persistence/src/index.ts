@@ -6,3 +6,4 @@ export * from './lib/embedded-postgres';
 export * from './lib/lock-call-rows';
 export * from './lib/prepared-statements';
 export * from './lib/savepoint';
+export * from './lib/table';

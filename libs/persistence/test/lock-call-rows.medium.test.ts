@@ -5,12 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dropDatabase, ensureDatabase, lockCallRows, serviceDataSourceOptions } from '../src';
+import { col, defineTable, dropDatabase, ensureDatabase, lockCallRows, serviceDataSourceOptions } from '../src';
 
 jest.setTimeout(60_000);
 
-interface Row { intent_id: string; life: { intentId: string; attempts: Record<string, unknown>; seen?: number }; note: string | null }
-const COLUMNS = 'intent_id, life, note';
+const CALL_STATE = defineTable('call_state', {
+  intent_id: col.uuid().required(), life: col.jsonb<{ intentId: string; attempts: Record<string, unknown>; seen?: number }>().required(), note: col.text().nullable(),
+});
+const COLUMNS = ['intent_id', 'life', 'note'] as const;
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
 
@@ -35,7 +37,7 @@ describe('lockCallRows (medium tier)', () => {
 
   it('creates the rows of calls not seen yet with an empty life, and returns existing rows unchanged (duplicates once)', async () => {
     await ds.query(`INSERT INTO call_state VALUES ($1, '{"intentId":"${A}","attempts":{},"seen":3}', 'kept')`, [A]);
-    const rows = await ds.transaction((m) => lockCallRows<Row>(m, 'call_state', COLUMNS, [B, A, B]));
+    const rows = await ds.transaction((m) => lockCallRows(m, CALL_STATE, COLUMNS, [B, A, B]));
     expect([...rows.keys()].sort()).toEqual([A, B]);
     expect(rows.get(A)).toEqual({ intent_id: A, life: { intentId: A, attempts: {}, seen: 3 }, note: 'kept' });
     expect(rows.get(B)).toEqual({ intent_id: B, life: { intentId: B, attempts: {} }, note: null });
@@ -48,7 +50,7 @@ describe('lockCallRows (medium tier)', () => {
     let firstLocked!: () => void;
     const locked = new Promise<void>((r) => (firstLocked = r));
     const first = ds.transaction(async (m) => {
-      const rows = await lockCallRows<Row>(m, 'call_state', COLUMNS, [A]);
+      const rows = await lockCallRows(m, CALL_STATE, COLUMNS, [A]);
       firstLocked();
       await firstMayCommit;
       await m.query('UPDATE call_state SET note = $2 WHERE intent_id = $1', [A, `${rows.get(A)!.note}+first`]);
@@ -56,7 +58,7 @@ describe('lockCallRows (medium tier)', () => {
     await locked;
     let secondDone = false;
     const second = ds.transaction(async (m) => {
-      const rows = await lockCallRows<Row>(m, 'call_state', COLUMNS, [A]);
+      const rows = await lockCallRows(m, CALL_STATE, COLUMNS, [A]);
       secondDone = true;
       return rows.get(A)!.note;
     });

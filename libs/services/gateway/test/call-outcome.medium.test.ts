@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { type DataSource } from 'typeorm';
-import { type CallEvent, callEvent, evolve, foldCall, initialState, isAnswered, repeatVerdict, status } from '@tollgate/call-life';
+import { attemptCount, type CallEvent, callEvent, evolve, failureOf, foldCall, initialState, isAnswered, repeatVerdict, status } from '@tollgate/call-life';
 import { arbitraryDelivery, arbitraryLife, type GeneratedLife, lifeOf } from '@tollgate/call-life/testing';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
@@ -63,9 +63,10 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
       const stored = (await calls.find(life.intentId))!;
       const expected = foldCall(life.intentId, life.events);
       expect(stored.life).toEqual(expected);
-      const [row] = await ds.query('SELECT settlement, error IS NOT NULL AS failed, attempts FROM gateway.call WHERE intent_id = $1', [life.intentId]);
-      expect(row).toEqual({
-        settlement: life.terminal === 'payment_rejected' ? null : life.terminal,
+      const [row] = await ds.query('SELECT answered FROM gateway.call WHERE intent_id = $1', [life.intentId]);
+      expect({ answered: row.answered, status: status(stored.life), failed: failureOf(stored.life) !== undefined, attempts: attemptCount(stored.life) }).toEqual({
+        answered: isAnswered(expected),
+        status: life.terminal,
         failed: life.branch !== 'confirmed' && life.branch !== 'unknown_then_confirmed',
         attempts: life.attempts,
       });

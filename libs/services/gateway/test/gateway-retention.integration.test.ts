@@ -31,8 +31,8 @@ describe('gateway retention', () => {
     const agentId = randomUUID();
     const at = new Date(Date.now() - daysAgo * DAY);
     const life = { intentId, attempts: {}, held: { holdId: randomUUID(), ownerId: 'o', amount: { amountMinor: '0', asset: 'USDC' }, free: false, x402PaymentResponse: { tx: '0x1' } } };
-    await ds.query(`INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset, result, x402_response, effect, created_at, operation_key, life)
-      VALUES ($1, $2, $3, 'echo', 0, 'USDC', '{"content":[{"type":"text","text":"secret answer"}]}', '{"tx":"0x1"}', 'confirmed', $4, 'op-1', $5)`, [intentId, agentId, randomUUID(), at, JSON.stringify(life)]);
+    await ds.query(`INSERT INTO gateway.call (intent_id, agent_id, mcp_url_id, tool_id, price_minor, asset, result, created_at, operation_key, life)
+      VALUES ($1, $2, $3, 'echo', 0, 'USDC', '{"content":[{"type":"text","text":"secret answer"}]}', $4, 'op-1', $5)`, [intentId, agentId, randomUUID(), at, JSON.stringify(life)]);
     await ds.query(`INSERT INTO gateway.operation_key (agent_id, key, tool_id, request_hash, intent_id, created_at) VALUES ($1, 'op-1', 'echo', 'h', $2, $3)`, [agentId, intentId, at]);
     return intentId;
   };
@@ -50,10 +50,10 @@ describe('gateway retention', () => {
 
     expect(await pruneGateway(ds)).toEqual({ answers: 1, signIns: 1, rateLimits: 1 });
 
-    const rows: { intent_id: string; result: unknown; x402_response: unknown; expired: boolean; in_life: unknown }[] =
-      await ds.query(`SELECT intent_id, result, x402_response, answer_expired_at IS NOT NULL AS expired, life #> '{held,x402PaymentResponse}' AS in_life FROM gateway.call`);
-    expect(rows.find((r) => r.intent_id === old)).toEqual({ intent_id: old, result: null, x402_response: null, expired: true, in_life: null });
-    expect(rows.find((r) => r.intent_id === recent)).toMatchObject({ expired: false, x402_response: { tx: '0x1' }, in_life: { tx: '0x1' } });
+    const rows: { intent_id: string; result: unknown; expired: boolean; in_life: unknown }[] =
+      await ds.query(`SELECT intent_id, result, answer_expired_at IS NOT NULL AS expired, life #> '{held,x402PaymentResponse}' AS in_life FROM gateway.call`);
+    expect(rows.find((r) => r.intent_id === old)).toEqual({ intent_id: old, result: null, expired: true, in_life: null });
+    expect(rows.find((r) => r.intent_id === recent)).toMatchObject({ expired: false, in_life: { tx: '0x1' } });
     // The key of the erased answer is still known: a repeat is refused, never dispatched again.
     expect(await ds.query('SELECT count(*)::int AS n FROM gateway.operation_key WHERE intent_id = $1', [old])).toEqual([{ n: 1 }]);
     expect(await ds.query('SELECT count(*)::int AS n FROM gateway.device_sign_in')).toEqual([{ n: 2 }]);

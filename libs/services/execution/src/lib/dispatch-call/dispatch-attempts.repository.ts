@@ -1,29 +1,31 @@
 import { type EntityManager } from 'typeorm';
-import { returnedRows } from '@tollgate/persistence';
+import { col, defineTable, returnedRows, type RowOf } from '@tollgate/persistence';
 
-/** One row of `execution.dispatch_attempt`: one attempt to send a call to one binding (B4: written before the request leaves). */
-export interface DispatchAttemptRow {
-  intent_id: string;
-  attempt: number;
-  binding_id: string;
-  provider_id: string;
-  status: 'dispatched' | 'result_received' | 'outcome_unknown' | 'failed';
-  dispatched_at: Date;
-  completed_at: Date | null;
-}
+/** `execution.dispatch_attempt`: one attempt to send a call to one binding (B4: written before the request leaves). */
+export const DISPATCH_ATTEMPT = defineTable('execution.dispatch_attempt', {
+  intent_id: col.uuid().required(),
+  attempt: col.integer().required(),
+  binding_id: col.text().required(),
+  provider_id: col.text().required(),
+  status: col.text<'dispatched' | 'result_received' | 'outcome_unknown' | 'failed'>().required(),
+  dispatched_at: col.timestamptz().required(),
+  completed_at: col.timestamptz().nullable(),
+});
+export type DispatchAttemptRow = RowOf<typeof DISPATCH_ATTEMPT>;
 
-/** One row of `execution.reconciliation`: a call whose outcome is unknown, asked again by operation key until resolved. */
-export interface ReconciliationRow {
-  intent_id: string;
-  attempt: number;
-  status: 'open' | 'resolved';
-  reason: string;
-  tries: number;
-  last_error: string | null;
-  opened_at: Date;
-  resolved_at: Date | null;
-  resolution: Record<string, unknown> | null;
-}
+/** `execution.reconciliation`: a call whose outcome is unknown, asked again by operation key until resolved. */
+export const RECONCILIATION = defineTable('execution.reconciliation', {
+  intent_id: col.uuid().required(),
+  attempt: col.integer().required(),
+  status: col.text<'open' | 'resolved'>().required(),
+  reason: col.text().required(),
+  tries: col.integer().required(),
+  last_error: col.text().nullable(),
+  opened_at: col.timestamptz().required(),
+  resolved_at: col.timestamptz().nullable(),
+  resolution: col.jsonb<Record<string, unknown>>().nullable(),
+});
+export type ReconciliationRow = RowOf<typeof RECONCILIATION>;
 
 type Executor = Pick<EntityManager, 'query'>;
 

@@ -1,33 +1,38 @@
 import { type EntityManager } from 'typeorm';
-import { lockCallRows } from '@tollgate/persistence';
+import { col, defineTable, lockCallRows, type RowOf, select } from '@tollgate/persistence';
 import { type CallState } from '@tollgate/call-life';
 import { type CatalogToolChangedPayload, type ToolBindingDto } from '@tollgate/contracts';
 import { type ReadBackSpec } from './call-policy';
 
 /** `execution.pending_call`: one row per call execution has heard of — its life (call-life state) and the request's arguments. */
-export interface PendingCallRow {
-  intent_id: string;
-  life: CallState;
-  tool_id: string | null;
-  arguments: Record<string, unknown> | null;
-  operation_key: string | null;
-  deadline_at: Date | null;
-  owner_id: string | null;
-  agent_id: string | null;
-  mcp_url_id: string | null;
-  hold_id: string | null;
-  updated_at: Date;
-}
+export const PENDING_CALL = defineTable('execution.pending_call', {
+  intent_id: col.uuid().required(),
+  life: col.jsonb<CallState>().required(),
+  tool_id: col.text().nullable(),
+  arguments: col.jsonb<Record<string, unknown>>().nullable(),
+  operation_key: col.text().nullable(),
+  deadline_at: col.timestamptz().nullable(),
+  owner_id: col.text().nullable(),
+  agent_id: col.text().nullable(),
+  mcp_url_id: col.text().nullable(),
+  hold_id: col.uuid().nullable(),
+  updated_at: col.timestamptz().required(),
+});
+export type PendingCallRow = RowOf<typeof PENDING_CALL>;
 
 /** `execution.tool_binding`: the catalog's bindings of a tool, as execution needs them to dispatch. */
-export interface ToolBindingRow {
-  tool_id: string;
-  bindings: ToolBindingDto[];
-  output_schema: Record<string, unknown> | null;
-  kind: 'read' | 'write' | null;
-  read_back: ReadBackSpec | null;
-  status: string;
-}
+export const TOOL_BINDING = defineTable('execution.tool_binding', {
+  tool_id: col.text().required(),
+  name: col.text().required(),
+  version: col.integer().required(),
+  bindings: col.jsonb<ToolBindingDto[]>().required(),
+  annotations: col.jsonb<Record<string, unknown>>().nullable(),
+  output_schema: col.jsonb<Record<string, unknown>>().nullable(),
+  kind: col.text<'read' | 'write'>().nullable(),
+  read_back: col.jsonb<ReadBackSpec>().nullable(),
+  status: col.text().required(),
+});
+export type ToolBindingRow = Pick<RowOf<typeof TOOL_BINDING>, 'tool_id' | 'bindings' | 'output_schema' | 'kind' | 'read_back' | 'status'>;
 
 export type LoadedPendingCall = Pick<PendingCallRow, 'intent_id' | 'life' | 'arguments'>;
 
@@ -42,15 +47,14 @@ type Executor = Pick<EntityManager, 'query'>;
 export class PendingCallsRepository {
   /** The states of these calls, locked; a call not seen yet gets its row first (`lockCallRows`). */
   lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedPendingCall>> {
-    return lockCallRows<LoadedPendingCall>(m, 'execution.pending_call', 'intent_id, life, arguments', intentIds);
+    return lockCallRows(m, PENDING_CALL, ['intent_id', 'life', 'arguments'], intentIds);
   }
 
   /** The active bindings of these tools. */
   async toolsOf(m: Executor, toolIds: readonly string[]): Promise<Map<string, ToolBindingRow>> {
     if (toolIds.length === 0) return new Map();
-    const rows = (await m.query(
-      `SELECT tool_id, bindings, output_schema, kind, read_back, status FROM execution.tool_binding WHERE tool_id = ANY($1) AND status = 'active'`, [toolIds],
-    )) as ToolBindingRow[];
+    const rows = await select(m, TOOL_BINDING, ['tool_id', 'bindings', 'output_schema', 'kind', 'read_back', 'status'],
+      `SELECT tool_id, bindings, output_schema, kind, read_back, status FROM execution.tool_binding WHERE tool_id = ANY($1) AND status = 'active'`, [toolIds]);
     return new Map(rows.map((r) => [r.tool_id, r]));
   }
 
@@ -69,7 +73,7 @@ export class PendingCallsRepository {
 
   /** One tool's bindings and status as they are now (R7: checked again right before each attempt's I/O). */
   async bindingsOf(m: Executor, toolId: string): Promise<Pick<ToolBindingRow, 'bindings' | 'status'> | undefined> {
-    const [t] = (await m.query('SELECT bindings, status FROM execution.tool_binding WHERE tool_id = $1', [toolId])) as Pick<ToolBindingRow, 'bindings' | 'status'>[];
+    const [t] = await select(m, TOOL_BINDING, ['bindings', 'status'], 'SELECT bindings, status FROM execution.tool_binding WHERE tool_id = $1', [toolId]);
     return t;
   }
 

@@ -1,43 +1,52 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import {
-  attemptCount, type CallState, confirmedAttempt, failureOf, isAnswered, providerOf, receiptOf, resultAttempt, type UpstreamResult,
-} from '@tollgate/call-life';
+import { type CallState, isAnswered, type UpstreamResult } from '@tollgate/call-life';
+import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
 import { GATEWAY } from '../gateway.constants';
 import { ANSWERING_TOPICS, OUTCOMES_CONSUMER } from '../record-outcome/outcome-events';
 
 /** `gateway.call`: one row per call, its life as the call-life model's state plus the columns its queries need. */
-export interface CallRow {
-  intent_id: string;
-  agent_id: string;
-  mcp_url_id: string;
-  tool_id: string;
-  price_minor: string;
-  asset: string;
-  asset_decimals: number | null;
-  access_policy: Record<string, unknown> | null;
-  operation_key: string | null;
-  deadline_at: Date | null;
-  created_at: Date;
-  /** The model's state; every column below is derived from it on save. */
-  life: CallState;
+export const CALL = defineTable('gateway.call', {
+  intent_id: col.uuid().required(),
+  agent_id: col.uuid().required(),
+  mcp_url_id: col.uuid().required(),
+  tool_id: col.text().required(),
+  price_minor: col.bigint().required(),
+  asset: col.text().required(),
+  asset_decimals: col.integer().nullable(),
+  access_policy: col.jsonb<Record<string, unknown>>().nullable(),
+  operation_key: col.text().nullable(),
+  deadline_at: col.timestamptz().nullable(),
+  created_at: col.timestamptz().required(),
+  updated_at: col.timestamptz().required(),
+  /** The model's state: the answer, the receipt and a repeat's verdict are read from it. */
+  life: col.jsonb<CallState>().required(),
   /** The body of the answer the agent is given (the result of the model's `resultAttempt`), erased by retention. */
-  result: UpstreamResult | null;
-  provider_id: string | null;
-  attempts: number;
-  classification: string | null;
-  result_attempt: number | null;
-  effect: 'confirmed' | null;
-  effect_attempt: number | null;
-  error: Record<string, unknown> | null;
-  held_minor: string | null;
-  x402_response: Record<string, unknown> | null;
-  settlement: 'settled' | 'refunded' | null;
-  answer_expired_at: Date | null;
-  /** The model's `isAnswered`: the trigger wakes waiting requests (every replica) when it turns true. */
-  answered: boolean;
-}
+  result: col.jsonb<UpstreamResult>().nullable(),
+  answer_expired_at: col.timestamptz().nullable(),
+  /** The model's `isAnswered`, the one column derived from it: its trigger wakes waiting requests (every replica) when it turns true. */
+  answered: col.boolean().required(),
+});
+export type CallRow = RowOf<typeof CALL>;
+
+/** `gateway.operation_key`: an agent's operation key and the call it belongs to (B5: the primary key decides). */
+export const OPERATION_KEY = defineTable('gateway.operation_key', {
+  agent_id: col.uuid().required(),
+  key: col.text().required(),
+  tool_id: col.text().required(),
+  request_hash: col.text().required(),
+  intent_id: col.uuid().required(),
+  created_at: col.timestamptz().required(),
+});
+
+/** What a waiting request reads besides the row: whether an answering fact is parked, and whether access still holds. */
+const CALL_AS_READ = defineTable(CALL.name, { ...CALL.columns, outcome_parked: col.boolean().required(), access_held: col.boolean().required() });
+/** Free calls used today, per tool (an aggregate over gateway.call). */
+const FREE_CALLS_USED = defineTable('gateway.call (free calls used)', { tool_id: col.text().required(), used: col.integer().required() });
+/** An operation key with its call's state (a join). */
+const KEY_WITH_LIFE = defineTable('gateway.operation_key + call', { ...OPERATION_KEY.columns, life: CALL.columns.life });
+const STORED = ['intent_id', 'agent_id', 'tool_id', 'asset', 'asset_decimals', 'created_at', 'life', 'result', 'answer_expired_at', 'outcome_parked'] as const;
 
 export type NewCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'mcp_url_id' | 'tool_id' | 'price_minor' | 'asset' | 'asset_decimals' | 'access_policy' | 'operation_key' | 'deadline_at' | 'life'>;
 
@@ -45,8 +54,7 @@ export type NewCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'mcp_url_id' | 't
  * What a call needs to answer its agent: the state, the body, and the row's own facts. `outcome_parked`: a fact that
  * could answer the call was parked by the gateway's consumer and not re-driven yet (read from the park itself).
  */
-export type StoredCall = Pick<CallRow, 'intent_id' | 'agent_id' | 'tool_id' | 'asset' | 'asset_decimals' | 'created_at' | 'life' | 'result' | 'answer_expired_at'>
-  & { outcome_parked: boolean };
+export type StoredCall = Pick<RowOf<typeof CALL_AS_READ>, (typeof STORED)[number]>;
 
 /** Whether an answering fact of the call is parked, unresolved (a column expression over `gateway.call k`). */
 const OUTCOME_PARKED = `EXISTS (SELECT 1 FROM gateway.parked_event p WHERE p.consumer = '${OUTCOMES_CONSUMER}' AND p.key = k.intent_id::text
@@ -60,28 +68,6 @@ export interface CallChange {
 }
 
 type Executor = Pick<EntityManager, 'query'>;
-
-const OUTCOME_COLUMNS = ['provider_id', 'attempts', 'classification', 'result_attempt', 'effect', 'effect_attempt', 'error', 'held_minor', 'x402_response', 'settlement', 'answered'] as const;
-
-/** The outcome columns, from the model (kept for the queries and reports that filter on them). */
-function derivedColumns(life: CallState): Record<(typeof OUTCOME_COLUMNS)[number], unknown> {
-  const confirmed = confirmedAttempt(life);
-  const failure = failureOf(life);
-  const amount = life.held?.amount.amountMinor ?? life.settled?.amount.amountMinor;
-  return {
-    provider_id: providerOf(life) ?? null,
-    attempts: attemptCount(life),
-    classification: receiptOf(life).classification ?? null,
-    result_attempt: resultAttempt(life) ?? null,
-    effect: confirmed === undefined ? null : 'confirmed',
-    effect_attempt: confirmed ?? null,
-    error: failure ? JSON.stringify(failure) : null,
-    held_minor: amount ?? null,
-    x402_response: life.held?.x402PaymentResponse ? JSON.stringify(life.held.x402PaymentResponse) : null,
-    settlement: life.settled ? 'settled' : life.refunded ? 'refunded' : null,
-    answered: isAnswered(life),
-  };
-}
 
 /** Every statement on `gateway.call` and `gateway.operation_key`. */
 @Injectable()
@@ -98,37 +84,28 @@ export class CallsRepository {
   }
 
   async find(intentId: string, m: Executor = this.dataSource): Promise<StoredCall | undefined> {
-    const [row] = (await m.query(
+    const [row] = await select(m, CALL_AS_READ, STORED,
       `SELECT k.intent_id, k.agent_id, k.tool_id, k.asset, k.asset_decimals, k.created_at, k.life, k.result, k.answer_expired_at, ${OUTCOME_PARKED}
-         FROM gateway.call k WHERE k.intent_id = $1`, [intentId],
-    )) as StoredCall[];
+         FROM gateway.call k WHERE k.intent_id = $1`, [intentId]);
     return row;
   }
 
   /** The states of these calls, locked for this transaction (in key order: two batches never wait on each other in a circle). */
   async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, CallState>> {
-    const rows = (await m.query(
-      'SELECT intent_id, life FROM gateway.call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [intentIds],
-    )) as Pick<CallRow, 'intent_id' | 'life'>[];
+    const rows = await select(m, CALL, ['intent_id', 'life'], 'SELECT intent_id, life FROM gateway.call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [intentIds]);
     return new Map(rows.map((r) => [r.intent_id, r.life]));
   }
 
-  /** Saves states (and the columns derived from them) in one statement; a body arrived in the batch replaces the stored one. */
+  /** Saves states (and `answered`, from the model) in one statement; a body arrived in the batch replaces the stored one. */
   async saveLives(m: Executor, changes: readonly CallChange[]): Promise<void> {
     if (changes.length === 0) return;
-    const cols = changes.map((c) => derivedColumns(c.life));
-    const col = (name: (typeof OUTCOME_COLUMNS)[number]) => cols.map((c) => (c[name] === null ? null : String(c[name])));
     await m.query(
-      `UPDATE gateway.call c SET life = x.life, result = CASE WHEN c.answer_expired_at IS NULL THEN COALESCE(x.body, c.result) END, provider_id = x.provider_id, attempts = x.attempts,
-              classification = x.classification, result_attempt = x.result_attempt, effect = x.effect, effect_attempt = x.effect_attempt,
-              error = x.error, held_minor = x.held_minor, x402_response = CASE WHEN c.answer_expired_at IS NULL THEN x.x402_response END,
-              settlement = x.settlement, answered = x.answered, updated_at = now()
-         FROM unnest($1::uuid[], $2::jsonb[], $3::jsonb[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[], $9::int[], $10::jsonb[],
-                     $11::bigint[], $12::jsonb[], $13::text[], $14::boolean[])
-           AS x(intent_id, life, body, provider_id, attempts, classification, result_attempt, effect, effect_attempt, error, held_minor, x402_response, settlement, answered)
+      `UPDATE gateway.call c SET life = x.life, result = CASE WHEN c.answer_expired_at IS NULL THEN COALESCE(x.body, c.result) END,
+              answered = x.answered, updated_at = now()
+         FROM unnest($1::uuid[], $2::jsonb[], $3::jsonb[], $4::boolean[]) AS x(intent_id, life, body, answered)
         WHERE c.intent_id = x.intent_id`,
       [changes.map((c) => c.intentId), changes.map((c) => JSON.stringify(c.life)), changes.map((c) => (c.body ? JSON.stringify(c.body) : null)),
-        ...OUTCOME_COLUMNS.map(col)],
+        changes.map((c) => isAnswered(c.life))],
     );
   }
 
@@ -137,33 +114,30 @@ export class CallsRepository {
    * counts against the quota (the model's `usedFreeCall`).
    */
   async freeCallsUsedToday(agentId: string, toolIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = (await this.dataSource.query(
+    const rows = await select(this.dataSource, FREE_CALLS_USED, ['tool_id', 'used'],
       `SELECT tool_id, count(*)::int AS used FROM gateway.call
         WHERE agent_id = $1 AND tool_id = ANY($2) AND (life->'held'->>'free')::boolean
           AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
         GROUP BY tool_id`,
-      [agentId, toolIds],
-    )) as { tool_id: string; used: number }[];
+      [agentId, toolIds]);
     return new Map(rows.map((r) => [r.tool_id, r.used]));
   }
 
   /** Claims an operation key for a new call; false when the agent already used it (B5: the primary key decides). */
   async claimKey(m: Executor, key: { agentId: string; key: string; toolId: string; requestHash: string; intentId: string }): Promise<boolean> {
-    const claimed = (await m.query(
+    const claimed = await select(m, OPERATION_KEY, ['intent_id'],
       `INSERT INTO gateway.operation_key (agent_id, key, tool_id, request_hash, intent_id) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (agent_id, key) DO NOTHING RETURNING intent_id`,
-      [key.agentId, key.key, key.toolId, key.requestHash, key.intentId],
-    )) as unknown[];
+      [key.agentId, key.key, key.toolId, key.requestHash, key.intentId]);
     return claimed.length > 0;
   }
 
   /** The key's current call and its state, locked: whether a retry may take the key over is the model's decision. */
   async lockKey(m: Executor, agentId: string, key: string): Promise<{ intent_id: string; tool_id: string; request_hash: string; life: CallState } | undefined> {
-    const [row] = (await m.query(
+    const [row] = await select(m, KEY_WITH_LIFE, ['intent_id', 'tool_id', 'request_hash', 'life'],
       `SELECT k.intent_id, k.tool_id, k.request_hash, c.life FROM gateway.operation_key k JOIN gateway.call c ON c.intent_id = k.intent_id
         WHERE k.agent_id = $1 AND k.key = $2 FOR UPDATE OF k`,
-      [agentId, key],
-    )) as { intent_id: string; tool_id: string; request_hash: string; life: CallState }[];
+      [agentId, key]);
     return row;
   }
 
@@ -172,9 +146,8 @@ export class CallsRepository {
   }
 
   async findKey(agentId: string, key: string): Promise<{ intent_id: string; tool_id: string; request_hash: string } | undefined> {
-    const [row] = (await this.dataSource.query(
-      'SELECT intent_id, tool_id, request_hash FROM gateway.operation_key WHERE agent_id = $1 AND key = $2', [agentId, key],
-    )) as { intent_id: string; tool_id: string; request_hash: string }[];
+    const [row] = await select(this.dataSource, OPERATION_KEY, ['intent_id', 'tool_id', 'request_hash'],
+      'SELECT intent_id, tool_id, request_hash FROM gateway.operation_key WHERE agent_id = $1 AND key = $2', [agentId, key]);
     return row;
   }
 
@@ -183,13 +156,12 @@ export class CallsRepository {
    * URL still grant access (checked again after the call's I/O).
    */
   async findForCaller(intentId: string, credentialId: string, mcpUrlId: string): Promise<(StoredCall & { access_held: boolean }) | undefined> {
-    const [row] = (await this.dataSource.query(
+    const [row] = await select(this.dataSource, CALL_AS_READ, [...STORED, 'access_held'],
       `SELECT k.intent_id, k.agent_id, k.tool_id, k.asset, k.asset_decimals, k.created_at, k.life, k.result, k.answer_expired_at, ${OUTCOME_PARKED},
               coalesce((SELECT c.revoked_at IS NULL AND u.disabled_at IS NULL FROM gateway.credential c, gateway.mcp_url u
                          WHERE c.credential_id = $2 AND u.mcp_url_id = $3), false) AS access_held
          FROM gateway.call k WHERE k.intent_id = $1`,
-      [intentId, credentialId, mcpUrlId],
-    )) as (StoredCall & { access_held: boolean })[];
+      [intentId, credentialId, mcpUrlId]);
     return row;
   }
 

@@ -20,7 +20,7 @@ export const SIGN_IN_KEEP_MS = 86_400_000;
  */
 export async function pruneGateway(db: Queryable, now = Date.now()): Promise<{ answers: number; signIns: number; rateLimits: number }> {
   const answers = await deleteInBatches(db,
-    `UPDATE gateway.call SET result = NULL, x402_response = NULL, life = life #- '{held,x402PaymentResponse}', answer_expired_at = now()
+    `UPDATE gateway.call SET result = NULL, life = life #- '{held,x402PaymentResponse}', answer_expired_at = now()
       WHERE intent_id IN (SELECT intent_id FROM gateway.call WHERE answer_expired_at IS NULL AND created_at < $1 LIMIT $2)`,
     [new Date(now - ANSWER_RETENTION_MS)]);
   const signIns = await deleteInBatches(db,

@@ -1,26 +1,27 @@
 import { type EntityManager } from 'typeorm';
-import { lockCallRows } from '@tollgate/persistence';
+import { col, defineTable, lockCallRows, type RowOf, select } from '@tollgate/persistence';
 import { type CallState, confirmedAttempt, providerOf } from '@tollgate/call-life';
 
 /** `settlement.verification`: one row per call, its life as the call-life model's state plus the columns settlement queries. */
-export interface VerificationRow {
-  intent_id: string;
-  life: CallState;
-  hold_id: string | null;
-  amount_minor: string | null;
-  asset: string | null;
-  owner_id: string | null;
-  provider_id: string | null;
-  effect: 'confirmed' | 'rejected' | null;
-  reason: string | null;
-  due_at: Date | null;
-  state: 'open' | 'settled' | 'refunded';
-  closed_at: Date | null;
-  fee_minor: string | null;
-  net_minor: string | null;
-  payout_id: string | null;
-  trace_headers: Record<string, string> | null;
-}
+export const VERIFICATION = defineTable('settlement.verification', {
+  intent_id: col.uuid().required(),
+  life: col.jsonb<CallState>().required(),
+  hold_id: col.uuid().nullable(),
+  amount_minor: col.bigint().nullable(),
+  asset: col.text().nullable(),
+  owner_id: col.text().nullable(),
+  provider_id: col.text().nullable(),
+  effect: col.text<'confirmed' | 'rejected'>().nullable(),
+  reason: col.text().nullable(),
+  due_at: col.timestamptz().nullable(),
+  state: col.text<'open' | 'settled' | 'refunded'>().required(),
+  closed_at: col.timestamptz().nullable(),
+  fee_minor: col.bigint().nullable(),
+  net_minor: col.bigint().nullable(),
+  payout_id: col.uuid().nullable(),
+  trace_headers: col.jsonb<Record<string, string>>().nullable(),
+});
+export type VerificationRow = RowOf<typeof VERIFICATION>;
 
 /** A call whose window closed, as `claimDue` returns it: whether it is due for settlement is the model's to say. */
 export type DueSettlement = Pick<VerificationRow, 'intent_id' | 'life' | 'trace_headers'>;
@@ -60,7 +61,7 @@ function derived(life: CallState) {
 export class VerificationRepository {
   /** The states of these calls, locked; a call not seen yet gets its row first (`lockCallRows`). */
   lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedVerification>> {
-    return lockCallRows<LoadedVerification>(m, 'settlement.verification', 'intent_id, life, due_at', intentIds);
+    return lockCallRows(m, VERIFICATION, ['intent_id', 'life', 'due_at'], intentIds);
   }
 
   /** Saves every changed call (locked) in one statement; the window, once open, keeps its due time; closed once. */
@@ -84,11 +85,9 @@ export class VerificationRepository {
   }
 
   /** Open calls whose window closed, oldest due first, locked (another instance skips them); the model decides which are due. */
-  async claimDue(m: Executor, limit: number): Promise<DueSettlement[]> {
-    return (await m.query(
+  claimDue(m: Executor, limit: number): Promise<DueSettlement[]> {
+    return select(m, VERIFICATION, ['intent_id', 'life', 'trace_headers'],
       `SELECT intent_id, life, trace_headers FROM settlement.verification
-        WHERE state = 'open' AND due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
-    )) as DueSettlement[];
+        WHERE state = 'open' AND due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
   }
 }
