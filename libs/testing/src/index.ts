@@ -10,3 +10,4 @@ export * from './lib/call-events';
 export * from './lib/x402-facilitator';
 export * from './lib/own-postgres';
 export * from './lib/packet-drop';
+export * from './lib/table-declarations';
