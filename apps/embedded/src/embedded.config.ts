@@ -44,6 +44,10 @@ export class EmbeddedConfig extends WithLedgerLingerConfig(WithCallDeadlineConfi
   @Matches(/^[0-9A-Za-z.:/,\s]*$/)
   GATEWAY_TRUSTED_PROXIES = '';
 
+  @EnvVar({ description: 'Hostnames (comma-separated; no scheme or port, IPv6 in brackets) allowed in the Host and Origin headers of the MCP and sign-in routes (DNS-rebinding protection). Empty: localhost-class names when bound to loopback; otherwise Host is not checked and any browser Origin is refused.', example: 'gateway.example.com' })
+  @Matches(/^[0-9A-Za-z.:[\]\-,\s]*$/, { message: 'must be a comma-separated list of hostnames' })
+  GATEWAY_ALLOWED_HOSTS = '';
+
   @EnvVar({ description: 'A connection must deliver a complete request head within this many ms, or it is closed (idle and slow clients).' })
   @IsInt() @Min(500) @Max(120_000)
   HTTP_REQUEST_HEAD_TIMEOUT_MS = 10_000;

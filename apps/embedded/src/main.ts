@@ -15,7 +15,7 @@ import { Module } from '@nestjs/common';
 import { loadConfig } from '@tollgate/config';
 import { DiscoveryModule, RegisterProviderUseCase } from '@tollgate/discovery-service';
 import { ExecutionModule } from '@tollgate/execution-service';
-import { DeviceSignInUseCase, GatewayModule, ManageIdentitiesUseCase } from '@tollgate/gateway-service';
+import { DeviceSignInUseCase, gatewayBrowserGuard, GatewayModule, ManageIdentitiesUseCase } from '@tollgate/gateway-service';
 import { startNestApp } from '@tollgate/http';
 import { LedgerModule } from '@tollgate/ledger-service';
 import { EventTransportModule, PostgresLogTransport } from '@tollgate/messaging';
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
   class EmbeddedAppModule {}
 
   const { app, url } = await startNestApp({ service: 'embedded', module: EmbeddedAppModule, host: config.HOST, port: config.PORT, shutdownHooks: false, trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
-    requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS });
+    requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS, browserGuard: gatewayBrowserGuard(config.GATEWAY_ALLOWED_HOSTS) });
 
   let stopping = false;
   const dropAfterGrace = (server: import('node:http').Server) => setTimeout(() => server.closeAllConnections(), 3_000).unref();

@@ -4,7 +4,7 @@ import { kafkaBrokerList, loadConfig } from '@tollgate/config';
 import { startNestApp } from '@tollgate/http';
 import { EventTransportModule, KafkaTransport } from '@tollgate/messaging';
 import { createLogger, HealthModule } from '@tollgate/observability';
-import { GatewayAppConfig, GatewayModule } from '@tollgate/gateway-service';
+import { GatewayAppConfig, gatewayBrowserGuard, GatewayModule } from '@tollgate/gateway-service';
 
 
 /** Distributed mode: the gateway service as its own process, on Kafka and PostgreSQL. */
@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   })
   class GatewayAppModule {}
 
-  await startNestApp({ service: 'gateway', module: GatewayAppModule, host: config.HOST, port: config.PORT, requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS, trustedProxies: config.GATEWAY_TRUSTED_PROXIES });
+  await startNestApp({ service: 'gateway', module: GatewayAppModule, host: config.HOST, port: config.PORT, requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS, trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
+    browserGuard: gatewayBrowserGuard(config.GATEWAY_ALLOWED_HOSTS) });
 }
 
 main().catch((error) => {

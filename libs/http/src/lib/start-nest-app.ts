@@ -4,6 +4,7 @@ import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { json, type NextFunction, type Request, type Response, urlencoded } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { browserGuard, type BrowserGuardOptions } from './browser-guard';
 import { createLogger, httpRequestSeconds, httpServerSpan, NestPinoLogger, type Logger, startTracing, stopTracing, tracingOn } from '@tollgate/observability';
 
 export interface StartOptions {
@@ -28,6 +29,8 @@ export interface StartOptions {
   requestHeadTimeoutMs?: number;
   /** Serves the OpenAPI document of the app's controllers at `/docs` (JSON at `/docs-json`). */
   openApi?: { title: string; description: string };
+  /** Host and Origin validation on the routes a browser could be made to call (see `browserGuard`). */
+  browserGuard?: Omit<BrowserGuardOptions, 'bindHost'>;
 }
 
 /**
@@ -42,6 +45,7 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   // Body parsing is ours, so a malformed body gets a clean refusal in the caller's protocol: JSON-RPC -32700
   // on the MCP routes, a problem document elsewhere — never the parser's text with the request's bytes.
   const app = await NestFactory.create(options.module, { logger: new NestPinoLogger(logger), bodyParser: false });
+  if (options.browserGuard) app.use(browserGuard({ ...options.browserGuard, bindHost: options.host }, logger));
   app.use(traceRequests, timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseUnsafeBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);

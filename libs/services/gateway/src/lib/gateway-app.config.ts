@@ -53,6 +53,10 @@ export class GatewayAppConfig extends WithCallDeadlineConfig(CommonConfig) {
   @Matches(/^[0-9A-Za-z.:/,\s]*$/, { message: 'must be a comma-separated list of addresses, CIDRs or loopback/linklocal/uniquelocal' })
   GATEWAY_TRUSTED_PROXIES = '';
 
+  @EnvVar({ description: 'Hostnames (comma-separated; no scheme or port, IPv6 in brackets) allowed in the Host and Origin headers of the MCP and sign-in routes (DNS-rebinding protection). Empty: localhost-class names when bound to loopback; otherwise Host is not checked and any browser Origin is refused.', example: 'gateway.example.com' })
+  @Matches(/^[0-9A-Za-z.:[\]\-,\s]*$/, { message: 'must be a comma-separated list of hostnames' })
+  GATEWAY_ALLOWED_HOSTS = '';
+
   @EnvVar({ description: 'How search_tools ranks: hybrid (meaning and words; words only while the model is unavailable), lexical, or dense (evaluation baseline).' })
   @IsIn(['hybrid', 'lexical', 'dense'])
   GATEWAY_SEARCH_RANKING: 'hybrid' | 'lexical' | 'dense' = 'hybrid';
@@ -60,4 +64,9 @@ export class GatewayAppConfig extends WithCallDeadlineConfig(CommonConfig) {
   @EnvVar({ description: 'Folder holding the sentence-embedding model and its tokenizer (infra/models/model.sh fetch, run by npm ci, puts them there).' })
   @IsString()
   GATEWAY_SEARCH_MODEL_DIR = 'infra/models/.data/all-minilm-l6-v2-q';
+}
+
+/** The routes a browser page could be made to call, guarded against DNS rebinding (`browserGuard` in @tollgate/http). */
+export function gatewayBrowserGuard(allowedHosts: string): { paths: string[]; allowedHosts: string[] } {
+  return { paths: ['/mcp', '/signin'], allowedHosts: allowedHosts.split(',').map((h) => h.trim()).filter(Boolean) };
 }
