@@ -101,6 +101,13 @@ describe('both MCP eras on one gateway URL', () => {
     });
   });
 
+  it('initialize is gone in 2026-07-28: HTTP 404 with -32601, whatever its params (the 2025 handshake still works)', async () => {
+    for (const params of [{}, { capabilities: {}, clientInfo: { name: 'probe', version: '1' } }, { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: 'probe', version: '1' } }]) {
+      const r = await modernPost(system.demo['mcpUrl']!, 'initialize', params);
+      expect({ params, status: r.status, code: r.body.error?.code }).toEqual({ params, status: 404, code: -32601 });
+    }
+  });
+
   // Hostile nesting overflows the SDK's own validators (client and server), so it is sent raw, in each era's framing.
   it('5,000 levels of nesting are a TOOL_ARGUMENTS_INVALID result in both eras, never an internal error', async () => {
     const args = `{"text":${'['.repeat(5000)}${']'.repeat(5000)}}`;

@@ -1,5 +1,5 @@
 import { type NextFunction, type Request, type Response } from 'express';
-import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { type Logger } from '@tollgate/observability';
 
 /**
@@ -29,7 +29,7 @@ export function browserGuard(options: BrowserGuardOptions, logger: Logger) {
   const configured = options.allowedHosts.length > 0;
   const loopback = LOOPBACK.has(options.bindHost);
   const hosts = configured ? [...options.allowedHosts] : loopback ? localhostAllowedHostnames() : undefined;
-  const origins = hosts ?? [];
+  const origins = configured ? [...options.allowedHosts] : loopback ? localhostAllowedOrigins() : [];
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!options.paths.some((p) => req.path === p || req.path.startsWith(`${p}/`))) return next();
     const host = hosts ? validateHostHeader(req.headers.host, hosts) : { ok: true as const };

@@ -1,4 +1,4 @@
-import { specTypeSchemas } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, specTypeSchemas } from '@modelcontextprotocol/server';
 
 type Issue = { path?: readonly unknown[]; message: string };
 type Validator = { '~standard': { validate(value: unknown): unknown } };
@@ -23,9 +23,11 @@ export interface InvalidParams {
  */
 export function invalidParams(body: unknown): InvalidParams | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { method, id } = body as { method?: unknown; id?: unknown };
+  const { method, id, params } = body as { method?: unknown; id?: unknown; params?: { _meta?: Record<string, unknown> } };
   const schema = typeof method === 'string' ? SCHEMAS.get(method) : undefined;
   if (!schema || id === undefined) return undefined;
+  // Under the 2026-07-28 envelope `initialize` no longer exists: the SDK answers it (HTTP 404, -32601), whatever its params.
+  if (method === 'initialize' && params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) return undefined;
   const { issues } = schema['~standard'].validate(body) as { issues?: readonly Issue[] };
   if (!issues) return undefined;
   return {
