@@ -93,7 +93,7 @@ export function runCallWorkflow<R extends StoredLife, C, X, K>(wf: CallWorkflow<
   return {
     name: wf.name,
     ...perBatch(callEventDefinitions(reads), (ctx) => applyWorkflow(wf, ctx), {
-      dedupedByModel: true, ...(wf.onParked ? { onParked: wf.onParked } : {}), ...(wf.redriveAfterAnswer ? { redriveAfterAnswer: true } : {}),
+      dedupedByModel: true, ...(wf.onParked ? { onParked: (event: EventDefinition<object>, ctx: ParkedContext<object>) => wf.onParked!(event, ctx) } : {}), ...(wf.redriveAfterAnswer ? { redriveAfterAnswer: true } : {}),
     }),
   };
 }
