@@ -50,7 +50,7 @@ describe('DNS-rebinding protection on npm start', () => {
   it('a localhost Origin, and no Origin at all, are served', async () => {
     const fromPage = await post(mcp(), { ...auth(), origin: 'http://localhost:6274', 'mcp-protocol-version': '2025-11-25' }, list);
     expect(fromPage.status).toBe(200);
-    expect(JSON.parse(fromPage.body).result.tools.length).toBeGreaterThan(0);
+    expect(Array.isArray(JSON.parse(fromPage.body).result.tools)).toBe(true);
     const plain = await post(mcp(), { ...auth(), 'mcp-protocol-version': '2025-11-25' }, list);
     expect(plain.status).toBe(200);
   });
