@@ -13,6 +13,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 import { Module } from '@nestjs/common';
 import { loadConfig } from '@tollgate/config';
+import { displayAmount } from '@tollgate/contracts';
 import { DiscoveryModule, RegisterProviderUseCase } from '@tollgate/discovery-service';
 import { ExecutionModule } from '@tollgate/execution-service';
 import { DeviceSignInUseCase, gatewayBrowserGuard, GatewayModule, ManageIdentitiesUseCase } from '@tollgate/gateway-service';
@@ -132,12 +133,15 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nTollgate is running (embedded mode).\n  MCP URL:        ${url}/mcp/demo  (every tool listed)\n  Search MCP URL: ${url}/mcp/demo-search  (search_tools / get_tool / call_tool)\n`
     + `  Credential:     ${demo.credential}\n`
-    + (demo.financeToken ? `  Wallet:         ${DEMO_DEPOSIT_MINOR} minor units of USDC; reverse_text costs ${DEMO_PRICE_MINOR}, create_review_ticket ${DEMO_WRITE_PRICE_MINOR}, the other tools are free\n` : '')
+    + (demo.financeToken ? `  Wallet:         ${usdc(DEMO_DEPOSIT_MINOR)}; reverse_text costs ${usdc(DEMO_PRICE_MINOR)}, create_review_ticket ${usdc(DEMO_WRITE_PRICE_MINOR)}, the other tools are free\n` : '')
     + `  Console:        ${url}/console${demo.financeToken ? `  (finance token: ${demo.financeToken})` : ''}\n`
     + (demo.operatorToken ? `  Operator token: ${demo.operatorToken}  (console and tollgate-ops: also operation keys and signed payments)\n` : '')
     + `  Ledger:         ${url}/calls/<intentId>\n  Written to:     ${demoPath}\n\n`,
   );
 }
+
+/** A demo amount as a person reads it ("0.25 USDC"), from its minor units. */
+const usdc = (minor: string) => displayAmount(BigInt(minor), 'USDC');
 
 const DEMO_DEPOSIT_MINOR = '100000000'; // 100 USDC (6 decimals)
 const DEMO_PRICE_MINOR = '250000'; // 0.25 USDC

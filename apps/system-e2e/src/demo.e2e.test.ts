@@ -29,7 +29,7 @@ describe('npm start: the demo', () => {
   it('prints the console URL and the finance token, and writes them to demo.json', () => {
     const out = system.process.output();
     expect(out).toContain(`Console:        ${system.base}/console  (finance token: ${system.demo['financeToken']})`);
-    expect(out).toMatch(/Wallet: {9}100000000 minor units of USDC; reverse_text costs 250000/);
+    expect(out).toMatch(/Wallet: {9}100\.00 USDC; reverse_text costs 0\.25 USDC, create_review_ticket 1\.00 USDC/);
     expect(system.demo).toMatchObject({ consoleUrl: `${system.base}/console`, searchMcpUrl: `${system.base}/mcp/demo-search` });
     expect(out).toContain(`Operator token: ${system.demo['operatorToken']}`);
     expect(system.demo['operatorToken']).not.toBe(system.demo['financeToken']);

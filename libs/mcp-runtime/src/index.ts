@@ -1,3 +1,4 @@
 export * from './lib/upstream-client';
 export * from './lib/contract-hash';
 export * from './lib/upstream-credentials';
+export * from './lib/json-mcp-handler';

@@ -1,6 +1,7 @@
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createJsonMcpHandler } from '@tollgate/mcp-runtime';
 import {
-  type AuthInfo, createMcpHandler, isLegacyRequest, type McpHandlerRequestOptions, type Server, WebStandardStreamableHTTPServerTransport,
+  type AuthInfo, isLegacyRequest, type McpHandlerRequestOptions, type Server, WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 
 /** One gateway MCP URL serving both protocol eras, as a Node `(req, res, body)` handler. */
@@ -22,7 +23,7 @@ export interface EraHandler {
  * `build` makes the per-request server from the credential the controller already checked, for the request's era.
  */
 export function bothEras(build: (authInfo: AuthInfo | undefined, era: 'modern' | 'legacy') => Server, onerror: (err: Error) => void): EraHandler {
-  const modern = createMcpHandler((ctx) => build(ctx.authInfo, ctx.era), { legacy: 'reject', responseMode: 'json', onerror });
+  const modern = createJsonMcpHandler((ctx) => build(ctx.authInfo, ctx.era), { legacy: 'reject', onerror });
   const legacy = async (request: Request, options?: McpHandlerRequestOptions): Promise<Response> => {
     const server = build(options?.authInfo, 'legacy');
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

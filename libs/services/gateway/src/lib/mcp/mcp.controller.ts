@@ -33,7 +33,7 @@ const AUTH_FAILURES = {
 @Controller('mcp')
 export class McpController implements OnModuleInit, OnModuleDestroy {
   private stopNotifying?: () => void;
-  private readonly serve: EraHandler = bothEras((authInfo, era) => this.servers.build(callerOf(authInfo), era), (err) => logger.warn({ err }, 'MCP request refused by the protocol layer'));
+  private readonly serve: EraHandler = bothEras((authInfo, era) => this.servers.build(callerOf(authInfo), era), refusedByProtocol);
 
   constructor(
     private readonly authenticate: AuthenticateUseCase,
@@ -122,6 +122,14 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     res.setHeader('Allow', 'POST');
     res.status(405).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } });
   }
+}
+
+/**
+ * The protocol layer refused a request (a bad header, an unknown method, an unsupported revision): an expected
+ * refusal, answered to the client in the revision's terms — one line at info with its reason, no stack trace.
+ */
+function refusedByProtocol(err: Error): void {
+  logger.info({ reason: err.message.slice(0, 200), kind: err.name }, 'MCP request refused by the protocol layer');
 }
 
 /** The caller the controller attached to the request (never anything the client sent). */
