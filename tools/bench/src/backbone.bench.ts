@@ -20,6 +20,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as PgClient } from 'pg';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Topics } from '@tollgate/contracts';
 import { startDistributedSystem, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 import { measure, modeResults, type Stats } from './bench-stats';
 import {
@@ -94,6 +95,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
          FROM ledger.timeline_entry WHERE intent_id IN (SELECT intent_id FROM ledger.timeline_entry WHERE type = 'CallRequested' AND occurred_at BETWEEN $1 AND $2)) t
       WHERE gap_ms IS NOT NULL GROUP BY type ORDER BY min(occurred_at)`, [sequentialFrom, sequentialTo],
   )).rows.map((r) => ({ fact: r.type, medianGapMs: r.p50 }));
+  const criticalPathCommits = await commitsBeforeAnswer(t, sequentialFrom, sequentialTo);
   const soakSeconds = Number(process.env['BENCH_SOAK_S'] ?? 0);
   const soakWindows = soakSeconds > 0 ? await soak(agents, t, soakSeconds) : undefined;
   await Promise.all([...agents, ...directs].map((c) => c.close()));
@@ -101,8 +103,29 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
     direct, gateway: { sequential, agents16 }, freeCalls: { sequential: free }, idle,
     overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
     costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
-    books, hops, stages, cpuMsPerCallByService, afterBurst, ...(soakWindows ? { soak: soakWindows } : {}),
+    books, hops, criticalPathCommits, stages, cpuMsPerCallByService, afterBurst, ...(soakWindows ? { soak: soakWindows } : {}),
   };
+}
+
+/** The facts a paid call's answer waits for, in order (its effect confirmed is the answer's last). */
+const CRITICAL_TOPICS = [Topics.callRequested, Topics.paymentHeld, Topics.callDispatched, Topics.resultReceived, Topics.effectConfirmed];
+
+/**
+ * Commits on a sequential paid call's critical path (median): the distinct transactions that wrote its facts up to the
+ * confirmed effect. In embedded mode the gateway folds the answer inside the last of them (its consumer is applied in
+ * the producer's transaction: see `gateway.outcomes ← EffectConfirmed` waiting well under a millisecond in the stage
+ * table), so this is every commit before the agent can have its answer. Read from the embedded log, where each event
+ * keeps its transaction id; undefined in distributed mode (outbox rows are rewritten when published, losing it).
+ */
+async function commitsBeforeAnswer(t: Target, from: Date, to: Date): Promise<number | undefined> {
+  const [log] = (await t.pg.query<{ present: boolean }>(`SELECT to_regclass('eventlog.event') IS NOT NULL AS present`)).rows;
+  if (!log?.present) return undefined;
+  const [row] = (await t.pg.query<{ p50: number | null }>(
+    `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY n)::float AS p50 FROM (
+       SELECT key, count(DISTINCT txid) AS n FROM eventlog.event
+        WHERE topic = ANY($3::text[]) AND key IN (SELECT intent_id::text FROM ledger.timeline_entry WHERE type = 'CallRequested' AND occurred_at BETWEEN $1 AND $2)
+        GROUP BY key) c`, [from, to, CRITICAL_TOPICS])).rows;
+  return row?.p50 ?? undefined;
 }
 
 /**
@@ -112,7 +135,8 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
  * third matches the first round, the slowdown was catch-up; if it stays high, it is growth.
  */
 async function growthOrCatchUp(agents: Client[], t: Target): Promise<Record<string, Stats>> {
-  const round = (from: number) => measure(AFTER_BURST_CALLS, 1, (i) => callGateway(agents[0]!, from + i));
+  // Each round on an agent of its own: the per-agent call rate (G9) would refuse one agent's 500+ calls in a minute.
+  const round = (from: number) => measure(AFTER_BURST_CALLS, 1, (i) => callGateway(agents[(from / 1_000_000) % agents.length]!, from + i));
   await measure(CONCURRENT_CALLS / 2, AGENTS, (i) => callGateway(agents[i % AGENTS]!, 1_000_000 + i));
   const rightAfter = await round(2_000_000);
   await booksAfter(t.pg);
@@ -172,6 +196,7 @@ function report(mode: string, r: Record<string, unknown>): string {
     `${mode} books after the run: ${JSON.stringify(r['books'])}`,
     `${mode} free calls (sequential, through the gateway): p50 ${(r['freeCalls'] as { sequential: Stats }).sequential.p50Ms} ms, p99 ${(r['freeCalls'] as { sequential: Stats }).sequential.p99Ms} ms`,
     `${mode} sequential p50 first ${g['sequential']!.p50Ms} ms; right after a burst ${(r['afterBurst'] as Record<string, Stats>)['rightAfter']!.p50Ms} ms; once caught up ${(r['afterBurst'] as Record<string, Stats>)['caughtUp']!.p50Ms} ms`,
+    `${mode} commits before a sequential paid call's answer (median; the answering fold inside the last): ${r['criticalPathCommits'] ?? 'n/a (distributed)'}`,
     `${mode} median gap before each fact (sequential): ${(r['hops'] as { fact: string; medianGapMs: number }[]).map((h) => `${h.fact} ${h.medianGapMs} ms`).join(', ')}`,
     `${mode} CPU per sequential paid call by process (gross): ${Object.entries(r['cpuMsPerCallByService'] as Record<string, number>).map(([n, ms]) => `${n} ${ms} ms`).join(', ')}`,
     `${mode} each stage (sequential, mean): consumer ← event: wait from production to handling + handler`,

@@ -26,6 +26,8 @@ export interface ConsumerDeclaration {
   name: string; handlers: EventHandler<any>[]; lingerMs?: number; maxBatchSize?: number; applyBatch?: BatchApplier; dedupedByModel?: boolean;
   /** On the critical path: events of these topics alone may wait a little for the ones the consumer acts on. */
   deferrable?: Deferrable;
+  /** On the critical path: in embedded mode, events of these topics are applied inside the transaction that appended them (see SubscribeOptions.applyInline). */
+  inline?: readonly string[];
 }
 
 /**
@@ -63,6 +65,7 @@ export class ServiceMessaging {
           ...(c.lingerMs ? { lingerMs: c.lingerMs } : {}),
           ...(c.maxBatchSize ? { maxBatchSize: c.maxBatchSize } : {}),
           ...(c.deferrable ? { deferrable: c.deferrable } : {}),
+          ...(c.inline ? { inline: c.inline } : {}),
           ...(c.applyBatch ? { applyBatch: c.applyBatch } : {}),
           ...(c.dedupedByModel ? { dedupedByModel: true } : {}),
           // Latency: the relay drains right after a batch that wrote outbox rows commits, instead of waiting for

@@ -1,13 +1,14 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Logger } from 'pino';
-import { ContractViolationError, type EventEnvelope } from '@tollgate/contracts';
-import { bindToActiveContext, eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
+import { ContractViolationError } from '@tollgate/contracts';
 import { type Deferrable, type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { decodeOnce } from './decode-once';
 import { DEGRADED_AFTER_MS, isTransientFailure, retryDelayMs, TRANSIENT_BUDGET_MS } from './failure-policy';
-import { type BatchApplier, type BatchEvent, type EventHandler, intentIdOf } from './handler';
+import { type BatchApplier, type EventHandler } from './handler';
 import { describe, Parking } from './parking';
+import { type Decoded, TransactionApplier } from './transaction-applier';
+import { afterCommit } from '../transport/commit-hand-off';
 
 export { type BatchApplier, type BatchContext, type BatchEvent, type EventHandler, type HandleContext, on, type ParkedContext, perBatch } from './handler';
 
@@ -40,6 +41,8 @@ export interface InboxConsumerOptions {
   maxBatchSize?: number;
   /** Topics whose events alone may wait for more, on the critical path (see SubscribeOptions). */
   deferrable?: Deferrable;
+  /** On the critical path, embedded mode: events of these topics are applied inside the producer's transaction (see SubscribeOptions.applyInline). */
+  inline?: readonly string[];
   /** Applies the batch's new events in one call (see `perBatch`); the handlers then only declare what is consumed. */
   applyBatch?: BatchApplier;
   /**
@@ -50,12 +53,6 @@ export interface InboxConsumerOptions {
   dedupedByModel?: boolean;
 }
 
-interface Decoded {
-  message: DeliveredMessage;
-  handler: EventHandler<object>;
-  envelope: EventEnvelope;
-  payload: object;
-}
 
 /**
  * Consumes events for one service. A delivered batch is validated against the
@@ -81,9 +78,11 @@ export class InboxConsumer {
   private failingSince?: number;
 
   private readonly parking: Parking;
+  private readonly applier: TransactionApplier;
 
   constructor(private readonly options: InboxConsumerOptions) {
     this.parking = new Parking(options);
+    this.applier = new TransactionApplier(options);
     for (const h of options.handlers) {
       if (this.byTopic.has(h.event.topic)) throw new Error(`two handlers for ${h.event.topic} in ${options.name}`);
       this.byTopic.set(h.event.topic, h);
@@ -108,6 +107,7 @@ export class InboxConsumer {
       ...(this.options.lingerMs ? { lingerMs: this.options.lingerMs } : {}),
       ...(this.options.maxBatchSize ? { maxBatchSize: this.options.maxBatchSize } : {}),
       ...(this.options.deferrable ? { deferrable: this.options.deferrable } : {}),
+      ...(this.options.inline ? { applyInline: (messages: readonly DeliveredMessage[], manager: EntityManager) => this.applyInline(messages, manager) } : {}),
       handleBatch: (messages) => this.onBatch(messages),
     });
     this.scheduleRedrive();
@@ -131,6 +131,41 @@ export class InboxConsumer {
   /** False while a batch has been failing transiently for more than DEGRADED_AFTER_MS (readiness says so). */
   isHealthy(): boolean {
     return this.failingSince === undefined || Date.now() - this.failingSince < DEGRADED_AFTER_MS;
+  }
+
+  /**
+   * Messages a transaction of this process just appended, applied inside it under a savepoint (embedded mode, a consumer
+   * on the critical path): its inbox record and handlers commit with the producer's facts, each service still writing
+   * only its own tables. Any failure rolls back to the savepoint — the producer's facts stand — and leaves the
+   * messages to the normal delivery, with its retries and parking. Work scheduled after commit waits for the outer one.
+   */
+  async applyInline(messages: readonly DeliveredMessage[], manager: EntityManager): Promise<boolean> {
+    const runner = manager.queryRunner;
+    if (!runner?.isTransactionActive || this.stopping) return false;
+    const items: Decoded[] = [];
+    for (const message of messages) {
+      const handler = this.byTopic.get(message.topic);
+      if (!handler) continue;
+      if (!this.options.inline?.includes(message.topic)) return false; // all or nothing: the rest is handed on as usual
+      try {
+        items.push({ message, handler, ...decodeOnce(handler.event, message.value) });
+      } catch {
+        return false; // a message that breaks its contract is parked by the normal delivery
+      }
+    }
+    if (items.length === 0) return false;
+    const after: Array<() => Promise<void> | void> = [];
+    await runner.startTransaction(); // a savepoint: TypeORM nests it, and the commit hand-off drops what it appended on rollback
+    try {
+      await this.applier.apply(manager, items, after);
+      for (const fn of after) afterCommit(runner, () => void Promise.resolve(fn()).catch((err) => this.options.logger.error({ err }, 'after-commit step failed')));
+      await runner.commitTransaction();
+      return true;
+    } catch (err) {
+      await runner.rollbackTransaction();
+      this.options.logger.debug({ err }, 'applying in the producer\'s transaction failed; left to the normal delivery');
+      return false;
+    }
   }
 
   /** Visible for tests: handles delivered messages exactly as the subscription does. */
@@ -208,11 +243,7 @@ export class InboxConsumer {
     const after: Array<() => Promise<void> | void> = [];
     let wroteOutbox = false;
     await dataSource.transaction(async (manager) => {
-      const isNew = new Set(this.options.dedupedByModel ? items.map((i) => i.envelope.eventId) : await this.recordInInbox(manager, items));
-      // The same event twice in one batch (a redelivered copy) runs once.
-      const news = items.filter((item) => isNew.delete(item.envelope.eventId));
-      if (this.options.applyBatch) await this.handleBatch(news, manager, after);
-      else for (const item of news) await this.handleOne(item, manager, after);
+      await this.applier.apply(manager, items, after);
       wroteOutbox = OutboxWriter.wroteOutbox(manager);
     });
     this.options.logger.debug({ events: items.length }, 'batch applied');
@@ -226,50 +257,8 @@ export class InboxConsumer {
     }
   }
 
-  /** Records the batch's events in the inbox; returns the ids not seen before (a redelivered one is already there). */
-  private async recordInInbox(manager: EntityManager, items: readonly Decoded[]): Promise<string[]> {
-    const { schema, name } = this.options;
-    const fresh: { event_id: string }[] = await manager.query(
-      `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset")
-       SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::int[], $5::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
-      [name, items.map((i) => i.envelope.eventId), items.map((i) => i.message.topic), items.map((i) => i.message.partition), items.map((i) => i.message.offset)],
-    );
-    return fresh.map((r) => r.event_id);
-  }
 
-  /** One new event's handler, in the batch's transaction: its log context, its trace span, its stage metrics. */
-  private async handleOne(item: Decoded, manager: EntityManager, after: Array<() => Promise<void> | void>): Promise<void> {
-    const { name } = this.options;
-    const intentId = (item.payload as { intentId?: unknown }).intentId;
-    const call = typeof intentId === 'string' ? intentId : undefined;
-    const labels = { consumer: name, type: item.envelope.type };
-    eventAgeSeconds.observe(labels, Math.max(0, Date.now() - Date.parse(item.envelope.occurredAt)) / 1000);
-    const started = performance.now();
-    // Work a handler schedules after the commit (a dispatch, a read-back) continues the event's trace.
-    await withLogContext(call ? { intentId: call } : {}, () => inConsumerSpan(name, item.message.topic, item.message.headers, call, () =>
-      item.handler.handle({ payload: item.payload, envelope: item.envelope, manager, afterCommit: (fn) => after.push(bindToActiveContext(fn)) })));
-    eventHandleSeconds.observe(labels, (performance.now() - started) / 1000);
-  }
 
-  /**
-   * A batch applier's call over the batch's new events, with each event's stage metrics and its consumer span (so every
-   * event's trace shows this consumer); the batch runs in the first event's span, and `within` gives each event's.
-   */
-  private async handleBatch(items: Decoded[], manager: EntityManager, after: Array<() => Promise<void> | void>): Promise<void> {
-    if (items.length === 0) return;
-    const { name } = this.options;
-    const started = performance.now();
-    const events: BatchEvent[] = items.map((i) => ({ type: i.envelope.type, topic: i.message.topic, headers: i.message.headers ?? {}, payload: i.payload, envelope: i.envelope }));
-    const within = <T>(e: BatchEvent, fn: () => Promise<T>) => inConsumerSpan(name, e.topic, e.headers, intentIdOf(e.payload), fn);
-    for (const e of events.slice(1)) {
-      eventAgeSeconds.observe({ consumer: name, type: e.type }, Math.max(0, Date.now() - Date.parse(e.envelope.occurredAt)) / 1000);
-      await within(e, () => Promise.resolve());
-    }
-    eventAgeSeconds.observe({ consumer: name, type: events[0]!.type }, Math.max(0, Date.now() - Date.parse(events[0]!.envelope.occurredAt)) / 1000);
-    await within(events[0]!, () => this.options.applyBatch!({ events, manager, afterCommit: (fn) => after.push(bindToActiveContext(fn)), within }));
-    const each = (performance.now() - started) / 1000 / items.length;
-    for (const item of items) eventHandleSeconds.observe({ consumer: name, type: item.envelope.type }, each);
-  }
 
   /** Applies the parked events ops asked to re-drive (see Parking.redrive); how many were resolved. */
   redrive(): Promise<number> {

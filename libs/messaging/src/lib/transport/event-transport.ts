@@ -1,3 +1,4 @@
+import { type EntityManager } from 'typeorm';
 /**
  * The seam between services and the message broker. Two drivers implement it
  * (Kafka, and a log in PostgreSQL for the embedded mode) with the same
@@ -59,6 +60,13 @@ export interface SubscribeOptions {
   maxBatchSize?: number;
   /** Consecutive messages of one partition, in order (never empty). */
   handleBatch(messages: readonly DeliveredMessage[]): Promise<void>;
+  /**
+   * Embedded mode's shared transaction: messages just appended by a transaction of this process, applied inside that
+   * very transaction (under a savepoint, so a failure undoes only this consumer's work). True when applied — the
+   * transport then does not hand them on again; false leaves them to the normal delivery. A transport whose log is
+   * elsewhere (Kafka) never calls it.
+   */
+  applyInline?(messages: readonly DeliveredMessage[], manager: EntityManager): Promise<boolean>;
 }
 
 /** Adapts a one-message handler to `handleBatch` (tools and tests that do not need batches). */

@@ -1,3 +1,4 @@
+import { type EntityManager } from 'typeorm';
 import { type DeliveredMessage, type SubscribeOptions } from './event-transport';
 import { isVisible, type LogSnapshot } from './log-snapshot';
 
@@ -17,6 +18,8 @@ export interface Group {
   window?: { snapshot: LogSnapshot; afterId: bigint };
   /** Transactions handed on in process and handled, not yet covered by `position`. */
   delivered: Set<bigint>;
+  /** Rows (offsets) this group applied inside their producer's transaction (`applyInline`), not to be handed on. */
+  inlineApplied: Set<string>;
   queue: HandOff[];
   /** A notification, the poll, a restored connection or a full batch asks for a read. */
   readWanted: boolean;
@@ -85,6 +88,37 @@ export function sleep(group: Group, ms: number): Promise<void> {
 /** A group starting at `start`, asking for a first read. */
 export function newGroup(options: SubscribeOptions, start: LogSnapshot, batchSize: number): Group {
   return {
-    options, topics: new Set(options.topics), batchSize, position: start, saved: start.text, delivered: new Set(), queue: [], readWanted: true, lastReadAt: 0, stopped: false,
+    options, topics: new Set(options.topics), batchSize, position: start, saved: start.text, delivered: new Set(), inlineApplied: new Set(), queue: [], readWanted: true, lastReadAt: 0, stopped: false,
   };
+}
+
+/** Handed-on transactions remembered as applied inside their producer; past this the memory is dropped (a re-delivery is absorbed). */
+const MAX_INLINE_REMEMBERED = 20_000;
+
+/**
+ * Consumers on the critical path apply what was just appended inside the appending transaction (each under its own
+ * savepoint): a paid call's request, hold and dispatch commit together, and so do its result, effect and answer.
+ * What a group applied there is not handed on again after commit (`handOnTo`).
+ */
+export async function applyInline(groups: Iterable<Group>, delivered: readonly DeliveredMessage[], manager: EntityManager): Promise<void> {
+  for (const g of [...groups]) {
+    if (!g.options.applyInline || g.stopped) continue;
+    const mine = delivered.filter((m) => g.topics.has(m.topic));
+    if (mine.length === 0 || !(await g.options.applyInline(mine, manager))) continue;
+    if (g.inlineApplied.size > MAX_INLINE_REMEMBERED) g.inlineApplied.clear(); // left by producers that rolled back
+    for (const m of mine) g.inlineApplied.add(m.offset);
+  }
+}
+
+/**
+ * A committed transaction's messages for one group, queued without those it applied inline (already handled). An
+ * entry left empty is still queued: the transaction counts as handled only once every entry of it was — one of its
+ * appends may have been applied inline and another not.
+ */
+export function handOnTo(g: Group, txid: bigint, delivered: readonly DeliveredMessage[]): void {
+  const ours = delivered.filter((m) => g.topics.has(m.topic));
+  if (ours.length === 0 || g.stopped) return;
+  const mine = ours.filter((m) => !g.inlineApplied.delete(m.offset));
+  g.queue.push({ txid, messages: mine, at: Date.now() });
+  g.wake?.();
 }

@@ -7,7 +7,7 @@ import {
 } from './event-transport';
 import { afterCommit } from './commit-hand-off';
 import { type LogSnapshot, parseSnapshot } from './log-snapshot';
-import { advance, covers, deferralMs, type Group, type LogTiming, newGroup, nextReadInMs, readDue, sleep, wantRead } from './log-group';
+import { advance, applyInline, covers, deferralMs, type Group, handOnTo, type LogTiming, newGroup, nextReadInMs, readDue, sleep, wantRead } from './log-group';
 import {
   APPEND, type AppendResult, appendParameters, CHANNEL, DDL, deliveredOf, LAG, type LogRow, MAX_DELIVERED, parseNotification, READ_FIRST, READ_IN_WINDOW, READ_PLAN_CACHE_MODE, startPosition, toDelivered,
 } from './postgres-log.sql';
@@ -110,7 +110,9 @@ export class PostgresLogTransport implements EventTransport {
     if (!runner?.isTransactionActive) return;
     this.awaitingCommit.set(BigInt(row.txid), Date.now());
     afterCommit(runner, () => this.handOn(row, messages));
+    await applyInline(this.groups.values(), deliveredOf(row, messages), executor as EntityManager);
   }
+
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (!this.pool) throw new Error('event log transport is not connected');
@@ -250,12 +252,7 @@ export class PostgresLogTransport implements EventTransport {
     const txid = BigInt(row.txid);
     this.awaitingCommit.delete(txid);
     const delivered = deliveredOf(row, messages);
-    for (const g of this.groups.values()) {
-      const mine = delivered.filter((m) => g.topics.has(m.topic));
-      if (mine.length === 0 || g.stopped) continue;
-      g.queue.push({ txid, messages: mine, at: Date.now() });
-      g.wake?.();
-    }
+    for (const g of this.groups.values()) handOnTo(g, txid, delivered);
   }
 
 

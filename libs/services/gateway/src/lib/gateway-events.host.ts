@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CatalogToolChanged } from '@tollgate/contracts';
+import { CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { GATEWAY, GATEWAY_OPTIONS } from './gateway.constants';
 import { type GatewayOptions } from './gateway.options';
-import { NEVER_ANSWERING } from './record-outcome/outcome-events';
+import { ANSWERING_TOPICS, NEVER_ANSWERING } from './record-outcome/outcome-events';
 import { OutcomeWorkflow } from './record-outcome/outcome.workflow';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
 
@@ -40,6 +40,10 @@ export class GatewayEventsHost extends ServiceEventsHost {
       {
         // The call's life, run by the workflow runner over what the route says the gateway reads.
         ...runCallWorkflow(this.outcomes),
+        // Embedded mode: what the answer needs (the hold, and every fact that may answer) is folded inside the
+        // transaction that wrote it, so the answer commits with the result; the dispatch and the settlement wait to be
+        // folded together, off the critical path.
+        inline: [PaymentHeld.topic, ...ANSWERING_TOPICS],
         deferrable: { topics: NEVER_ANSWERING.map((e) => e.topic), upToMs: DEFER_MS },
       },
     ];

@@ -38,6 +38,8 @@ export class PaymentEventsHost extends ServiceEventsHost {
     return [
       {
         name: 'payment',
+        // Embedded mode: a request's hold is decided inside the transaction that recorded the request.
+        inline: [CallRequested.topic],
         handlers: [
           on(CallRequested, async ({ manager, payload, envelope, afterCommit }) => {
             // An x402 payment was recorded: verify and settle run once this transaction committed, outside it.
