@@ -84,10 +84,15 @@ export class VerificationRepository {
     );
   }
 
-  /** Open calls whose window closed, oldest due first, locked (another instance skips them); the model decides which are due. */
+  /**
+   * Open calls whose window closed, oldest due first, locked (another instance skips them). The columns filtered are the
+   * model's, derived on save (a confirmed effect, a hold, a provider), so rows that cannot be due yet never crowd the
+   * batch; whether each is due is still `isSettlementDue`'s to say.
+   */
   claimDue(m: Executor, limit: number): Promise<DueSettlement[]> {
     return select(m, VERIFICATION, ['intent_id', 'life', 'trace_headers'],
       `SELECT intent_id, life, trace_headers FROM settlement.verification
-        WHERE state = 'open' AND due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
+        WHERE state = 'open' AND effect = 'confirmed' AND hold_id IS NOT NULL AND provider_id IS NOT NULL AND due_at <= now()
+        ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
   }
 }
