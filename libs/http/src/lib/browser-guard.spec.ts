@@ -21,9 +21,11 @@ describe('browserGuard', () => {
     expect(run(loopback, { host: 'localhost:3000', origin: 'http://evil.example' })).toBe(403);
   });
 
-  it('deployed without a list: any Host, but no browser Origin', () => {
+  it('deployed without a list: any Host; a browser Origin only when it is the site the request was sent to', () => {
     expect(run(deployed, { host: 'gateway.example.com' })).toBe('served');
-    expect(run(deployed, { host: 'gateway.example.com', origin: 'https://gateway.example.com' })).toBe(403);
+    expect(run(deployed, { host: 'gateway.example.com:443', origin: 'https://gateway.example.com' })).toBe('served');
+    expect(run(deployed, { host: 'gateway.example.com', origin: 'https://evil.example' })).toBe(403);
+    expect(run(deployed, { origin: 'https://evil.example' })).toBe(403);
   });
 
   it('with GATEWAY_ALLOWED_HOSTS: exactly those names', () => {

@@ -9,8 +9,9 @@ import { type Logger } from '@tollgate/observability';
  *
  * - `allowedHosts` set: `Host` must name one of them and a present `Origin` must too.
  * - Unset, on a loopback address: both must be localhost-class (`localhost`, `127.0.0.1`, `[::1]`).
- * - Unset, on any other address (a deployment behind its own hostnames): `Host` is not checked, and a request that
- *   carries an `Origin` is refused — non-browser clients send none; browsers must be allowed by name.
+ * - Unset, on any other address (a deployment behind its own hostnames): `Host` is not checked, and a request whose
+ *   `Origin` is another site than the one it was sent to is refused — non-browser clients send none; the deployment's
+ *   own pages (the sign-in approval form) pass.
  * A missing `Origin` always passes (non-browser clients). A refusal is 403 with a JSON-RPC error and is logged as
  * one line at info: an expected refusal, not a fault.
  */
@@ -33,10 +34,17 @@ export function browserGuard(options: BrowserGuardOptions, logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!options.paths.some((p) => req.path === p || req.path.startsWith(`${p}/`))) return next();
     const host = hosts ? validateHostHeader(req.headers.host, hosts) : { ok: true as const };
-    const origin = validateOriginHeader(req.headers.origin, origins);
+    // Without a list, a deployment's own pages (the sign-in approval form) post from the origin they were served on.
+    const origin = validateOriginHeader(req.headers.origin, hosts ? origins : [...origins, hostnameOf(req.headers.host)]);
     const refused = !host.ok ? host : !origin.ok ? origin : undefined;
     if (!refused) return next();
     logger.info({ code: refused.errorCode, path: req.path }, 'request refused: Host or Origin not allowed (GATEWAY_ALLOWED_HOSTS)');
     res.status(403).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Forbidden: ${refused.message}`, data: { code: 'MCP_ORIGIN_NOT_ALLOWED' } } });
   };
+}
+
+/** The hostname a `Host` header names (no port; IPv6 keeps its brackets), or a name no origin has. */
+function hostnameOf(host: string | undefined): string {
+  if (!host) return '\u0000';
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
 }

@@ -53,7 +53,7 @@ export class GatewayAppConfig extends WithCallDeadlineConfig(CommonConfig) {
   @Matches(/^[0-9A-Za-z.:/,\s]*$/, { message: 'must be a comma-separated list of addresses, CIDRs or loopback/linklocal/uniquelocal' })
   GATEWAY_TRUSTED_PROXIES = '';
 
-  @EnvVar({ description: 'Hostnames (comma-separated; no scheme or port, IPv6 in brackets) allowed in the Host and Origin headers of the MCP and sign-in routes (DNS-rebinding protection). Empty: localhost-class names when bound to loopback; otherwise Host is not checked and any browser Origin is refused.', example: 'gateway.example.com' })
+  @EnvVar({ description: 'Hostnames (comma-separated; no scheme or port, IPv6 in brackets) allowed in the Host and Origin headers of the MCP and sign-in routes (DNS-rebinding protection). Empty: localhost-class names when bound to loopback; otherwise Host is not checked and a browser Origin of another site than the Host is refused.', example: 'gateway.example.com' })
   @Matches(/^[0-9A-Za-z.:[\]\-,\s]*$/, { message: 'must be a comma-separated list of hostnames' })
   GATEWAY_ALLOWED_HOSTS = '';
 
