@@ -9,7 +9,7 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { type DistributedSystem, startDistributedSystem, waitFor } from '@tollgate/testing';
+import { type DistributedSystem, executionAttempts, startDistributedSystem, waitFor } from '@tollgate/testing';
 import { callThrough, connectAgent, errorOf, postJson, receiptOf, runOpsCli, type Timeline, timelineWhen } from './agent-client';
 
 jest.setTimeout(300_000);
@@ -35,7 +35,7 @@ describe('the call life', () => {
     ((await (await fetch(`${providers}/review-tickets/tickets`, { headers: { authorization: `Bearer ${system.providersToken}` } })).json()) as { tickets: { operationKey: string; title: string }[] }).tickets.filter((t) => t.operationKey === key);
   const faults = (body: Record<string, unknown>) => postJson(`${providers}/review-tickets/faults`, body, system.providersToken);
   const intentOfKey = async (key: string) => (await pg.query('SELECT intent_id FROM gateway.call WHERE operation_key = $1', [key])).rows[0]?.intent_id as string | undefined;
-  const attempts = async (intentId: string) => (await pg.query('SELECT attempt, status, provider_id FROM execution.dispatch_attempt WHERE intent_id = $1 ORDER BY attempt', [intentId])).rows;
+  const attempts = (intentId: string) => executionAttempts(pg, intentId);
   /** Retries with the same key until the call has its final answer (the agent's side of reconciliation). */
   const finalAnswer = (name: string, args: Record<string, unknown>, key: string) => waitFor(`final answer for ${key}`, async () => {
     const r = await call(name, args, key);
@@ -262,8 +262,8 @@ describe('the call life', () => {
       expect(resolved.code).toBe(0);
       expect(JSON.parse(resolved.out)).toEqual({ intentId, decision: 'did_not_happen', resolvedBy: 'alice' });
       expect((await cli('resolve', intentId, '--decision', 'happened', '--operator', 'bob', '--reason', 'again')).code).toBe(1);
-      const row = (await pg.query('SELECT status, resolution FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0];
-      expect(row).toMatchObject({ status: 'resolved', resolution: { decision: 'did_not_happen', by: 'alice', why: 'the probe log shows no launch', at: expect.any(String) } });
+      const row = (await pg.query('SELECT p.reconciling_attempt, r.resolution FROM execution.reconciliation r JOIN execution.pending_call p USING (intent_id) WHERE intent_id = $1', [intentId])).rows[0];
+      expect(row).toMatchObject({ reconciling_attempt: null, resolution: { decision: 'did_not_happen', by: 'alice', why: 'the probe log shows no launch', at: expect.any(String) } });
       expect((await timelineWhen(ledger, intentId, (x) => x.status === 'refunded', adminToken)).status).toBe('refunded');
       const final = await finalAnswer('launch_probe', { delayMs: CALL_DEADLINE_MS + 2000 }, key);
       expect(errorOf(final)).toMatchObject({ code: 'PROVIDER_SYSTEM_ERROR', message: expect.stringMatching(/alice/) });
@@ -287,8 +287,8 @@ describe('the call life', () => {
       const resolved = await ops('resolve', key, '--decision', 'did_not_happen', '--operator', 'carol', '--reason', 'no launch in the probe log');
       expect(resolved.code).toBe(0);
       expect(JSON.parse(resolved.out)).toEqual({ intentId, decision: 'did_not_happen', resolvedBy: 'carol' });
-      const row = (await pg.query('SELECT status, resolution FROM execution.reconciliation WHERE intent_id = $1', [intentId])).rows[0];
-      expect(row).toMatchObject({ status: 'resolved', resolution: { decision: 'did_not_happen', by: 'carol', why: 'no launch in the probe log' } });
+      const row = (await pg.query('SELECT p.reconciling_attempt, r.resolution FROM execution.reconciliation r JOIN execution.pending_call p USING (intent_id) WHERE intent_id = $1', [intentId])).rows[0];
+      expect(row).toMatchObject({ reconciling_attempt: null, resolution: { decision: 'did_not_happen', by: 'carol', why: 'no launch in the probe log' } });
       const after = JSON.parse((await ops('report', '--older-than', '0', '--json')).out) as { unknownOutcomes: { open: { intentId: string }[] } };
       expect(after.unknownOutcomes.open.map((u) => u.intentId)).not.toContain(intentId);
       expect((await ops('resolve', 'no-such-key', '--decision', 'happened', '--operator', 'carol', '--reason', 'x')).code).toBe(2);

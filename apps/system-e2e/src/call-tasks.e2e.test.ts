@@ -57,8 +57,9 @@ describe('paid calls as tasks, 2026-07-28', () => {
 
   const wallet = async () => Number((await pg.query(`SELECT balance::text AS b FROM payment.balance WHERE account = $1`, [`owner:${ownerId}:available`])).rows[0]?.b ?? 0);
   const providerSaw = async (message: string) => {
-    // slow-tools keeps no log; the call's dispatch attempts are execution's record of what was sent.
-    const rows = await pg.query(`SELECT count(*)::int AS n FROM execution.dispatch_attempt d JOIN gateway.call c ON c.intent_id = d.intent_id WHERE c.operation_key = $1`, [message]);
+    // slow-tools keeps no log; the dispatched attempts in execution's state of the call are its record of what was sent.
+    const rows = await pg.query(`SELECT count(*)::int AS n FROM execution.pending_call p JOIN gateway.call c ON c.intent_id = p.intent_id, jsonb_each(p.life->'attempts') a
+      WHERE c.operation_key = $1 AND a.value ? 'dispatched'`, [message]);
     return rows.rows[0].n as number;
   };
 

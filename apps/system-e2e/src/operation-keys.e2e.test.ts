@@ -29,7 +29,8 @@ describe('operation keys (B5, G5.2, G8)', () => {
   let providers: string;
 
   const call = (name: string, args: Record<string, unknown>, key?: string, c = agent) => callThrough(c, name, args, key);
-  const dispatches = async (intentId: string) => Number((await pg.query('SELECT count(*) AS n FROM execution.dispatch_attempt WHERE intent_id = $1', [intentId])).rows[0].n);
+  const dispatches = async (intentId: string) =>
+    Number((await pg.query(`SELECT count(*) AS n FROM execution.pending_call p, jsonb_each(p.life->'attempts') a WHERE p.intent_id = $1 AND a.value ? 'dispatched'`, [intentId])).rows[0].n);
   const ticketsFor = async (key: string) => {
     const all = (await (await fetch(`${providers}/review-tickets/tickets`, { headers: { authorization: `Bearer ${system.providersToken}` } })).json()) as { tickets: { operationKey: string }[] };
     return all.tickets.filter((t) => t.operationKey === key);

@@ -11,3 +11,4 @@ export * from './lib/x402-facilitator';
 export * from './lib/own-postgres';
 export * from './lib/packet-drop';
 export * from './lib/table-declarations';
+export * from './lib/execution-attempts';

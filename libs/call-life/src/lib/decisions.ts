@@ -19,7 +19,8 @@ export const TERMINAL_STATUSES: ReadonlySet<CallStatus> = new Set(['settled', 'r
 /** The events that end a life. */
 export const TERMINAL_EVENT_TYPES: readonly CallEventType[] = ['CallSettled', 'CallRefunded', 'PaymentRejected'];
 
-function attemptsOf(state: CallState): [number, AttemptFacts][] {
+/** The attempts in order of their numbers. */
+export function attemptsOf(state: CallState): [number, AttemptFacts][] {
   return Object.entries(state.attempts).map(([n, a]) => [Number(n), a] as [number, AttemptFacts]).sort(([a], [b]) => a - b);
 }
 

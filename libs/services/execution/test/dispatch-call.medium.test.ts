@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { type CallEvent, callEvent, readyToDispatch } from '@tollgate/call-life';
+import { attemptStatus, type CallEvent, callEvent, readyToDispatch } from '@tollgate/call-life';
 import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
@@ -34,7 +34,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
     db = await createTestDatabase('tollgate_exec_medium');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    workflow = new DispatchWorkflow(outbox, new DispatchCallUseCase(ds, outbox), new RejectParkedCallUseCase(outbox));
+    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds), new RejectParkedCallUseCase(outbox));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES
       ('tool-1', 'reverse_text', 1, 'active', $1, 'read'), ('tool-gone', 'gone', 1, 'active', '[]', 'read')`, [JSON.stringify([binding('p-b'), binding('p-a')])]);
   });
@@ -70,11 +70,12 @@ describe('execution dispatches a held call once, with the call-life model (mediu
       const c = call();
       const ordered = reversed ? [...c.events].reverse() : c.events;
       const started = await deliver([...ordered, ...ordered.slice(0, duplicates % 3)], batch);
-      expect(started.map((d) => ({ intentId: d.intentId, provider: d.bindings[0]!.providerId, args: d.arguments }))).toEqual([{ intentId: c.intentId, provider: 'p-a', args: { text: 'hello' } }]);
+      expect(started.map(({ dispatch: d, attempt }) => ({ intentId: d.intentId, attempt, provider: d.bindings[0]!.providerId, args: d.arguments }))).toEqual([{ intentId: c.intentId, attempt: 1, provider: 'p-a', args: { text: 'hello' } }]);
       expect((await outbox(c.intentId)).map((e) => e.type)).toEqual(['CallDispatched']);
       const [row] = await ds.query('SELECT life, arguments, hold_id IS NOT NULL AS held FROM execution.pending_call WHERE intent_id = $1', [c.intentId]);
       expect({ ready: readyToDispatch(row.life), args: row.arguments, held: row.held }).toEqual({ ready: false, args: { text: 'hello' }, held: true });
-      expect(await ds.query('SELECT attempt, provider_id, status FROM execution.dispatch_attempt WHERE intent_id = $1', [c.intentId])).toEqual([{ attempt: 1, provider_id: 'p-a', status: 'dispatched' }]);
+      expect({ status: attemptStatus(row.life, 1), provider: row.life.attempts['1']?.dispatched?.providerId }).toEqual({ status: 'dispatched', provider: 'p-a' });
+      expect(await ds.query('SELECT in_flight_attempt, reconciling_attempt FROM execution.pending_call WHERE intent_id = $1', [c.intentId])).toEqual([{ in_flight_attempt: 1, reconciling_attempt: null }]);
     }
   });
 
@@ -102,7 +103,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
     await new Promise((r) => setTimeout(r, 200));
     await first.commitTransaction();
     await first.release();
-    expect((await second).map((d) => [d.intentId, d.arguments])).toEqual([[c.intentId, { text: 'hello' }]]);
+    expect((await second).map(({ dispatch: d }) => [d.intentId, d.arguments])).toEqual([[c.intentId, { text: 'hello' }]]);
     expect((await outbox(c.intentId)).map((e) => e.type)).toEqual(['CallDispatched']);
   });
 
@@ -124,7 +125,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
       events.splice(at, 0, cancel(c.intentId));
       expect(await deliver([...events, cancel(c.intentId)], batch)).toEqual([]);
       expect((await outbox(c.intentId)).map((e) => [e.type, e.p['code']])).toEqual([['EffectRejected', 'CALL_CANCELLED']]);
-      expect(await ds.query('SELECT count(*)::int AS n FROM execution.dispatch_attempt WHERE intent_id = $1', [c.intentId])).toEqual([{ n: 0 }]);
+      expect(await ds.query(`SELECT life->'attempts'->'1'->'dispatched' AS sent FROM execution.pending_call WHERE intent_id = $1`, [c.intentId])).toEqual([{ sent: null }]);
     }
   });
 

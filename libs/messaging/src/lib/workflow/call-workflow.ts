@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { CALL_ROUTE, type CallEvent, type CallEventType, type CallService, type CallState, evolve, foldCall, initialState } from '@tollgate/call-life';
 import { type EventDefinition } from '@tollgate/contracts';
+import { createLogger } from '@tollgate/observability';
 import { type OutboxWriter } from '../outbox/outbox-writer';
 import { type BatchContext, type BatchEvent, type ParkedContext, perBatch } from '../inbox/handler';
 import { type CallEmission, CALL_EVENTS, callEventDefinitions, callEventOf, emittedFact } from './call-events';
@@ -58,7 +59,7 @@ export interface DecideInput<R extends StoredLife, K> {
  * One service's share of a call's life. `decide` is a pure function of the state and the inputs; everything it needs
  * from the database is read once per batch by `prepare`; I/O runs after commit through `run`.
  */
-export interface CallWorkflow<R extends StoredLife, C = never, X = never, K = undefined> {
+export interface CallWorkflow<R extends StoredLife, C = never, X = never, K = undefined, O extends CommandResult = never> {
   /** The consumer's stable name (its inbox and offsets). */
   name: string;
   service: CallService;
@@ -69,10 +70,26 @@ export interface CallWorkflow<R extends StoredLife, C = never, X = never, K = un
   outbox?: OutboxWriter;
   prepare?(m: EntityManager, lives: readonly CallState[]): Promise<K>;
   decide(input: DecideInput<R, K>): Decision<C, X>;
-  run?(command: C): Promise<void> | void;
+  /** A command's I/O, after commit. What it returns is the command's result: the runner feeds it back (`decideResult`). */
+  run?(command: C): Promise<O | void> | O | void;
+  /** A command's result as an input, decided over the call's locked state like an event (`feedResult`). */
+  decideResult?(input: ResultInput<R, O>): Decision<C, X>;
+  /** The database results are fed back into (required with `decideResult`). */
+  dataSource?: DataSource;
   /** A parked input of this workflow: the final answer its waiter needs (see EventHandler.onParked). */
   onParked?(event: EventDefinition<object>, ctx: ParkedContext<object>): Promise<void>;
   redriveAfterAnswer?: boolean;
+}
+
+/** A command's result: it names its call. */
+export interface CommandResult {
+  intentId: string;
+}
+
+export interface ResultInput<R extends StoredLife, O> {
+  before: R | undefined;
+  life: CallState;
+  result: O;
 }
 
 /** What the route says a workflow reads: the union of its steps' `reads`. Fails at boot for a decision the route lacks. */
@@ -88,7 +105,7 @@ export function routeReads(service: CallService, decisions: readonly string[]): 
  * the emitted events and fold them too, save every state in one statement — all in the consumer's transaction, with
  * its inbox record — then run the commands after commit. No service writes this loop.
  */
-export function runCallWorkflow<R extends StoredLife, C, X, K>(wf: CallWorkflow<R, C, X, K>) {
+export function runCallWorkflow<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>) {
   const reads = routeReads(wf.service, wf.decisions);
   return {
     name: wf.name,
@@ -104,7 +121,7 @@ export interface InputHooks<C> {
   afterCommit?(command: C): void;
 }
 
-async function applyWorkflow<R extends StoredLife, C, X, K>(wf: CallWorkflow<R, C, X, K>, ctx: BatchContext): Promise<void> {
+async function applyWorkflow<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, ctx: BatchContext): Promise<void> {
   const events = new Map<CallInput, BatchEvent>();
   const inputs = ctx.events.map((e) => {
     const event = callEventOf(e.type, e.payload);
@@ -115,7 +132,7 @@ async function applyWorkflow<R extends StoredLife, C, X, K>(wf: CallWorkflow<R, 
   });
   await applyCallInputs(wf, ctx.manager, inputs, {
     within: (cause, fn) => ctx.within(events.get(cause)!, fn),
-    afterCommit: (command) => ctx.afterCommit(() => wf.run?.(command)),
+    afterCommit: (command) => ctx.afterCommit(() => runCommand(wf, command)),
   });
 }
 
@@ -124,7 +141,7 @@ async function applyWorkflow<R extends StoredLife, C, X, K>(wf: CallWorkflow<R, 
  * emit, save. Returns the commands decided (already handed to `afterCommit` when given). The last input of a call is
  * the cause of what is decided for it (its id is the emitted events' causation, its trace theirs).
  */
-export async function applyCallInputs<R extends StoredLife, C, X, K>(wf: CallWorkflow<R, C, X, K>, m: EntityManager, inputs: readonly CallInput[], hooks: InputHooks<C> = {}): Promise<C[]> {
+export async function applyCallInputs<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, m: EntityManager, inputs: readonly CallInput[], hooks: InputHooks<C> = {}): Promise<C[]> {
   const byCall = new Map<string, CallInput[]>();
   for (const i of inputs) byCall.set(i.event.payload.intentId, [...(byCall.get(i.event.payload.intentId) ?? []), i]);
   const rows = await wf.store.lock(m, [...byCall.keys()]);
@@ -148,7 +165,7 @@ export async function applyCallInputs<R extends StoredLife, C, X, K>(wf: CallWor
   return commands;
 }
 
-async function emitAll<R extends StoredLife, C, X, K>(wf: CallWorkflow<R, C, X, K>, m: EntityManager, life: CallState, emit: readonly CallEmission[], causationId: string): Promise<CallState> {
+async function emitAll<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, m: EntityManager, life: CallState, emit: readonly CallEmission[], causationId?: string): Promise<CallState> {
   let state = life;
   for (const e of emit) {
     if (!wf.outbox) throw new Error(`${wf.name} emits ${e.type} but has no outbox`);
@@ -156,6 +173,50 @@ async function emitAll<R extends StoredLife, C, X, K>(wf: CallWorkflow<R, C, X, 
     state = evolve(state, emittedFact(e));
   }
   return state;
+}
+
+/**
+ * A command's I/O, then its result fed back as the workflow's input (`feedResult`), which may decide the next command
+ * (a fallback to the next provider): the life runs on through the runner, never through a loop of the service's own.
+ */
+export function runCommand<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, command: C): Promise<void> {
+  const done = (async () => {
+    const result = await wf.run?.(command);
+    if (result !== undefined && wf.decideResult) await feedResult(wf, result);
+  })();
+  running.add(done);
+  void done.catch(() => undefined).finally(() => running.delete(done));
+  return done;
+}
+
+/** Commands running after their commit (and feeding their results back), in this process. */
+const running = new Set<Promise<void>>();
+
+/** Waits for every command in flight and the results it feeds back, including the commands those decide (a graceful stop). */
+export async function drainCommands(): Promise<void> {
+  while (running.size > 0) await Promise.allSettled([...running]);
+}
+
+/**
+ * A command's result as an input, in a transaction of its own: the call's row locked, `decideResult`, its events
+ * appended and folded, the state saved; then the commands it decided run after commit. Returns what it emitted
+ * (nothing: the state already had that outcome — a second report of one attempt changes nothing).
+ */
+export async function feedResult<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, result: O): Promise<CallEmission[]> {
+  if (!wf.dataSource || !wf.decideResult) throw new Error(`${wf.name} takes no command results`);
+  const { intentId } = result;
+  const decided = await wf.dataSource.transaction(async (m) => {
+    const before = (await wf.store.lock(m, [intentId])).get(intentId);
+    const life = before?.life ?? initialState(intentId);
+    const decision = wf.decideResult!({ before, life, result });
+    const after = await emitAll(wf, m, life, decision.emit ?? []);
+    await wf.store.save(m, [{ intentId, before, life: after, extra: decision.extra, inputs: [] }]);
+    return decision;
+  });
+  for (const command of decided.commands ?? []) {
+    void runCommand(wf, command).catch((err) => createLogger(wf.service).error({ err, intentId }, 'a command of the call failed after its commit'));
+  }
+  return decided.emit ?? [];
 }
 
 /** Appends one emission through its contract (the outbox validates the payload). */

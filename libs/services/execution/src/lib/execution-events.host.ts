@@ -2,10 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallCancelRequested, CallRequested, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { drainCommands, EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
 import { HealthRegistry } from '@tollgate/observability';
-import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from './dispatch-call/dispatch.workflow';
 import { EXECUTION, EXECUTION_OPTIONS } from './execution.constants';
 import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
@@ -19,7 +18,6 @@ export class ExecutionEventsHost extends ServiceEventsHost {
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
     @Inject(EXECUTION_OPTIONS) private readonly options: ExecutionOptions,
     health: HealthRegistry,
-    private readonly dispatch: DispatchCallUseCase,
     private readonly syncBindings: SyncBindingsUseCase,
     private readonly reconcile: ReconcileCallsUseCase,
     private readonly calls: DispatchWorkflow,
@@ -40,7 +38,7 @@ export class ExecutionEventsHost extends ServiceEventsHost {
   protected override async stopBackground(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
-    await this.dispatch.drain();
+    await drainCommands();
     await closeUpstreamSessions();
   }
 

@@ -1,8 +1,7 @@
-import { type EntityManager } from 'typeorm';
-import { EffectConfirmed, EffectRejected, type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
-import { type CallEmission, type OutboxWriter } from '@tollgate/messaging';
+import { type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
+import { type CallEmission } from '@tollgate/messaging';
 import { callUpstreamTool, type TrustedActor, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
-import { compareReadBack, type ReadBackSpec } from './call-policy';
+import { type ReadBackSpec } from './call-policy';
 
 // What a dispatch carries, who it acts for, where it goes, and how a write's effect is read back by operation key.
 
@@ -66,27 +65,6 @@ export async function readBackResource(d: Pick<Dispatch, 'intentId' | 'operation
   } catch (e) {
     return { status: 'unreachable', detail: e instanceof UpstreamError ? e.message : 'the read-back failed' };
   }
-}
-
-/** C6, last row: a disagreeing read-back keeps the real resource and is never reported as success. */
-export async function appendReadBackVerdict(
-  outbox: OutboxWriter, m: EntityManager,
-  d: Pick<Dispatch, 'intentId' | 'arguments' | 'readBack'> & { attempt: number; providerId: string; method: 'read_back' | 'reconciliation' },
-  rb: Exclude<ReadBackOutcome, { status: 'unreachable' }>,
-): Promise<void> {
-  const { intentId, attempt } = d;
-  if (rb.status === 'missing') {
-    await outbox.append(m, EffectRejected, { intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The provider reported success, but the resource cannot be read back by its operation key.' });
-    return;
-  }
-  const difference = compareReadBack(d.readBack!, d.arguments, rb.resource);
-  if (Object.keys(difference).length > 0) {
-    await outbox.append(m, EffectRejected, {
-      intentId, attempt, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'The resource read back differs from the request; it is kept as it is, for a repair decision.', difference,
-    });
-    return;
-  }
-  await outbox.append(m, EffectConfirmed, { intentId, attempt, method: d.method, providerId: d.providerId });
 }
 
 /** CallDispatched of attempt n: the binding it goes to (bindings[n - 1]). */

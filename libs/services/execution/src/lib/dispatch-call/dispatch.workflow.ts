@@ -1,11 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { CANCELLED_CODE, type CallState, isCancelDue, readyToDispatch } from '@tollgate/call-life';
 import { CallCancelRequested, type EventDefinition } from '@tollgate/contracts';
-import { type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type ParkedContext } from '@tollgate/messaging';
-import { EXECUTION_OUTBOX } from '../execution.constants';
+import {
+  type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type ParkedContext, type ResultInput,
+} from '@tollgate/messaging';
+import { Reconciliations } from '../reconcile-calls/reconciliations.repository';
+import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
+import { type AttemptCommand, decideOnResult, type ExecutionResult, type Resolution } from './attempt-verdict';
 import { eligibleBindings } from './call-policy';
-import { DispatchAttempts } from './dispatch-attempts.repository';
 import { callAuthority, type Dispatch, dispatchedOf } from './dispatch';
 import { DispatchCallUseCase } from './dispatch-call.usecase';
 import { type LoadedPendingCall, PendingCallsRepository, type ToolBindingRow } from './pending-calls.repository';
@@ -13,8 +17,8 @@ import { RejectParkedCallUseCase } from './reject-parked-call.usecase';
 
 /** What a batch reads once for all its calls: the tools the ready calls name, and the time the decisions are made at. */
 interface Context { tools: Map<string, ToolBindingRow>; now: number }
-/** The request's arguments, kept beside the state when the request arrives. */
-type Extra = { arguments?: Record<string, unknown> };
+/** Kept beside the state: the request's arguments when it arrives; who decided an unknown outcome, when it is decided. */
+type Extra = { arguments?: Record<string, unknown>; resolution?: Resolution };
 
 /**
  * Execution's share of a call's life, run by the messaging kit's workflow runner: a call the model finds ready
@@ -23,7 +27,7 @@ type Extra = { arguments?: Record<string, unknown> };
  * agent cancelled before anything was sent (`isCancelDue`) is rejected with CALL_CANCELLED.
  */
 @Injectable()
-export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Dispatch, Extra, Context> {
+export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, AttemptCommand, Extra, Context, ExecutionResult> {
   readonly name = 'execution.calls';
   readonly service = 'execution';
   readonly decisions = ['readyToDispatch', 'isCancelDue'];
@@ -31,6 +35,7 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Dispatc
   private readonly pending = new PendingCallsRepository();
 
   constructor(
+    @InjectDataSource(EXECUTION) readonly dataSource: DataSource,
     @Inject(EXECUTION_OUTBOX) readonly outbox: OutboxWriter,
     private readonly dispatch: DispatchCallUseCase,
     private readonly rejectParked: RejectParkedCallUseCase,
@@ -46,7 +51,7 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Dispatc
     return { tools: await this.pending.toolsOf(m, toolIds), now: Date.now() };
   }
 
-  decide({ before, life, inputs, context }: DecideInput<LoadedPendingCall, Context>): Decision<Dispatch, Extra> {
+  decide({ before, life, inputs, context }: DecideInput<LoadedPendingCall, Context>): Decision<AttemptCommand, Extra> {
     const extra = { ...argumentsIn(inputs) };
     if (isCancelDue(life)) return { extra, emit: [rejection(life.intentId, CANCELLED_CODE, 'Cancelled by the agent before it was sent to a provider; nothing was performed.')] };
     if (!readyToDispatch(life)) return { extra };
@@ -64,12 +69,18 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Dispatc
       outputSchema: tool.output_schema, operationKey: request.operationKey ?? life.intentId, kind: tool.kind ?? 'write', readBack: tool.read_back,
       authority: callAuthority({ owner_id: request.ownerId, agent_id: request.agentId, mcp_url_id: request.mcpUrlId ?? null }),
     };
-    return { extra, emit: [dispatchedOf(d, 1)], commands: [d] };
+    return { extra, emit: [dispatchedOf(d, 1)], commands: [{ dispatch: d, attempt: 1 }] };
   }
 
-  /** After commit: the upstream call, without holding the consumer. */
-  run(d: Dispatch): void {
-    this.dispatch.start(d);
+  /** After commit: one attempt's upstream call (the consumer does not wait for it); what it found is fed back below. */
+  run(c: AttemptCommand): Promise<ExecutionResult> {
+    return this.dispatch.perform(c);
+  }
+
+  /** A command's result — an attempt's, the stall sweep's or a reconciliation's verdict — decided under the call's lock. */
+  decideResult({ life, result }: ResultInput<LoadedPendingCall, ExecutionResult>): Decision<AttemptCommand, Extra> {
+    const d = decideOnResult(life, result);
+    return { emit: d.emit, ...(d.next ? { commands: [d.next] } : {}), ...(d.resolution ? { extra: { resolution: d.resolution } } : {}) };
   }
 
   /** A parked request or hold: the agent gets EffectRejected (nothing sent) instead of waiting for its deadline. */
@@ -77,15 +88,10 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Dispatc
     if (event.type !== CallCancelRequested.type) await this.rejectParked.execute(manager, { ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) });
   }
 
-  /** The states, and an attempt row for each attempt dispatched in this batch (what the reconciler reads). */
+  /** The states (with the columns the sweeps query), and the reconciliation's record of a call whose verdict is owed or given. */
   private async save(m: EntityManager, changes: readonly LifeChange<LoadedPendingCall, Extra>[]): Promise<void> {
-    for (const c of changes) {
-      const sent = c.life.attempts['1']?.dispatched;
-      if (sent && !c.before?.life.attempts['1']?.dispatched) {
-        await DispatchAttempts.record(m, { intent_id: c.intentId, attempt: 1, binding_id: sent.bindingId ?? '', provider_id: sent.providerId });
-      }
-    }
     await this.pending.saveLives(m, changes.map((c) => ({ life: c.life, ...c.extra })));
+    await Reconciliations.record(m, changes.map((c) => ({ before: c.before?.life, life: c.life, ...(c.extra?.resolution ? { resolution: c.extra.resolution } : {}) })));
   }
 }
 

@@ -1,10 +1,13 @@
 import { type EntityManager } from 'typeorm';
 import { col, defineTable, lockCallRows, type RowOf, select } from '@tollgate/persistence';
-import { type CallState } from '@tollgate/call-life';
+import { awaitingVerdict, type CallState, inFlightAttempt } from '@tollgate/call-life';
 import { type CatalogToolChangedPayload, type ToolBindingDto } from '@tollgate/contracts';
 import { type ReadBackSpec } from './call-policy';
 
-/** `execution.pending_call`: one row per call execution has heard of — its life (call-life state) and the request's arguments. */
+/**
+ * `execution.pending_call`: one row per call execution has heard of — its life (call-life state), the request's
+ * arguments, and the columns its queries read, each derived from the state on save.
+ */
 export const PENDING_CALL = defineTable('execution.pending_call', {
   intent_id: col.uuid().required(),
   life: col.jsonb<CallState>().required(),
@@ -16,6 +19,10 @@ export const PENDING_CALL = defineTable('execution.pending_call', {
   agent_id: col.text().nullable(),
   mcp_url_id: col.text().nullable(),
   hold_id: col.uuid().nullable(),
+  /** The model's `inFlightAttempt` (what the stall sweep queries). */
+  in_flight_attempt: col.integer().nullable(),
+  /** The model's `awaitingVerdict` (what the reconciler queries). */
+  reconciling_attempt: col.integer().nullable(),
   updated_at: col.timestamptz().required(),
 });
 export type PendingCallRow = RowOf<typeof PENDING_CALL>;
@@ -50,11 +57,17 @@ export class PendingCallsRepository {
     return lockCallRows(m, PENDING_CALL, ['intent_id', 'life', 'arguments'], intentIds);
   }
 
-  /** The active bindings of these tools. */
-  async toolsOf(m: Executor, toolIds: readonly string[]): Promise<Map<string, ToolBindingRow>> {
+  /** One call's state as it is now (unlocked), or undefined when execution never heard of it. */
+  async lifeOf(m: Executor, intentId: string): Promise<CallState | undefined> {
+    const [row] = await select(m, PENDING_CALL, ['life'], 'SELECT life FROM execution.pending_call WHERE intent_id = $1', [intentId]);
+    return row?.life;
+  }
+
+  /** These tools' bindings: the active ones (to dispatch), or whatever their status (to reconcile a call made earlier). */
+  async toolsOf(m: Executor, toolIds: readonly string[], which: 'active' | 'any' = 'active'): Promise<Map<string, ToolBindingRow>> {
     if (toolIds.length === 0) return new Map();
     const rows = await select(m, TOOL_BINDING, ['tool_id', 'bindings', 'output_schema', 'kind', 'read_back', 'status'],
-      `SELECT tool_id, bindings, output_schema, kind, read_back, status FROM execution.tool_binding WHERE tool_id = ANY($1) AND status = 'active'`, [toolIds]);
+      `SELECT tool_id, bindings, output_schema, kind, read_back, status FROM execution.tool_binding WHERE tool_id = ANY($1) AND ($2 = 'any' OR status = 'active')`, [toolIds, which]);
     return new Map(rows.map((r) => [r.tool_id, r]));
   }
 
@@ -83,14 +96,16 @@ export class PendingCallsRepository {
     const req = (c: PendingCallChange) => c.life.request;
     await m.query(
       `UPDATE execution.pending_call p SET life = x.life, tool_id = x.tool_id, arguments = COALESCE(x.arguments, p.arguments), operation_key = x.operation_key,
-              deadline_at = x.deadline_at, owner_id = x.owner_id, agent_id = x.agent_id, mcp_url_id = x.mcp_url_id, hold_id = x.hold_id, updated_at = now()
-         FROM unnest($1::uuid[], $2::jsonb[], $3::text[], $4::jsonb[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::uuid[])
-           AS x(intent_id, life, tool_id, arguments, operation_key, deadline_at, owner_id, agent_id, mcp_url_id, hold_id)
+              deadline_at = x.deadline_at, owner_id = x.owner_id, agent_id = x.agent_id, mcp_url_id = x.mcp_url_id, hold_id = x.hold_id,
+              in_flight_attempt = x.in_flight, reconciling_attempt = x.reconciling, updated_at = now()
+         FROM unnest($1::uuid[], $2::jsonb[], $3::text[], $4::jsonb[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::uuid[], $11::int[], $12::int[])
+           AS x(intent_id, life, tool_id, arguments, operation_key, deadline_at, owner_id, agent_id, mcp_url_id, hold_id, in_flight, reconciling)
         WHERE p.intent_id = x.intent_id`,
       [changes.map((c) => c.life.intentId), changes.map((c) => JSON.stringify(c.life)), changes.map((c) => req(c)?.toolId ?? null),
         changes.map((c) => (c.arguments ? JSON.stringify(c.arguments) : null)), changes.map((c) => req(c)?.operationKey ?? null),
         changes.map((c) => req(c)?.deadlineAt ?? null), changes.map((c) => req(c)?.ownerId ?? null), changes.map((c) => req(c)?.agentId ?? null),
-        changes.map((c) => req(c)?.mcpUrlId ?? null), changes.map((c) => c.life.held?.holdId ?? null)],
+        changes.map((c) => req(c)?.mcpUrlId ?? null), changes.map((c) => c.life.held?.holdId ?? null),
+        changes.map((c) => inFlightAttempt(c.life) ?? null), changes.map((c) => awaitingVerdict(c.life) ?? null)],
     );
   }
 }

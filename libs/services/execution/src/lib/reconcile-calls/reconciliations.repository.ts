@@ -1,87 +1,88 @@
 import { type EntityManager } from 'typeorm';
-import { type ToolBindingDto } from '@tollgate/contracts';
-import { returnedRows } from '@tollgate/persistence';
-import { type ReadBackSpec } from '../dispatch-call/call-policy';
-import { type DispatchAttemptRow, type ReconciliationRow } from '../dispatch-call/dispatch-attempts.repository';
+import { awaitingVerdict, type CallState } from '@tollgate/call-life';
+import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
+import { type Resolution } from '../dispatch-call/attempt-verdict';
+import { PENDING_CALL, type PendingCallRow } from '../dispatch-call/pending-calls.repository';
+
+/**
+ * `execution.reconciliation`: the record of a call whose verdict execution owes (`awaitingVerdict`): why it was
+ * opened, the reconciler's tries, and who decided it, when and why. Whether it is open is the model's answer
+ * (`pending_call.reconciling_attempt`), not a column of its own.
+ */
+export const RECONCILIATION = defineTable('execution.reconciliation', {
+  intent_id: col.uuid().required(),
+  attempt: col.integer().required(),
+  reason: col.text().required(),
+  tries: col.integer().required(),
+  last_error: col.text().nullable(),
+  opened_at: col.timestamptz().required(),
+  resolved_at: col.timestamptz().nullable(),
+  resolution: col.jsonb<Resolution>().nullable(),
+});
+export type ReconciliationRow = RowOf<typeof RECONCILIATION>;
+
+/** A case as the ops CLI lists it: the record, the call's tool and key, and the model's word (`open` / `resolved`). */
+const LISTED_CASE = defineTable('(listed reconciliation)', {
+  ...RECONCILIATION.columns, tool_id: col.text().nullable(), operation_key: col.text().nullable(), open: col.boolean().required(),
+});
+
+/** An open case's call: its state and what the reconciler asks the provider with. */
+export type OpenCase = Pick<PendingCallRow, 'intent_id' | 'life' | 'arguments' | 'operation_key' | 'owner_id' | 'agent_id' | 'mcp_url_id' | 'tool_id'>;
+
+/** A change of a call's state, as the dispatch workflow saves it. */
+export interface VerdictChange {
+  before: CallState | undefined;
+  life: CallState;
+  resolution?: Resolution;
+}
 
 type Executor = Pick<EntityManager, 'query'>;
 
-/** An attempt still `dispatched` long past its call's deadline: its process died mid-call. */
-export type StalledAttempt = Pick<DispatchAttemptRow, 'intent_id' | 'attempt' | 'provider_id'>;
-
-/** An open case with what the reconciler needs to ask the provider again: the attempt, the request, the tool's read-back. */
-export interface OpenCase {
-  intent_id: string;
-  attempt: number;
-  reason: string;
-  attempt_status: 'outcome_unknown' | 'result_received' | 'dispatched';
-  binding_id: string;
-  arguments: Record<string, unknown>;
-  operation_key: string | null;
-  owner_id: string | null;
-  agent_id: string | null;
-  mcp_url_id: string | null;
-  kind: 'read' | 'write' | null;
-  read_back: ReadBackSpec | null;
-  bindings: ToolBindingDto[] | null;
-}
-
-/** A case as the ops CLI lists it (camelCase, as the API answers). */
-export type ListedCase = Record<string, unknown>;
-
-/** The reconciler's statements on `execution.reconciliation`, with the attempts and requests they join. */
+/** The reconciler's statements: its record, and the calls the model says are in flight or owed a verdict. */
 export const Reconciliations = {
-  /** Attempts still dispatched `graceS` seconds past their deadline (the partial index `dispatch_attempt_in_flight`). */
-  async stalledAttempts(db: Executor, graceS: number): Promise<StalledAttempt[]> {
-    return (await db.query(
-      `SELECT a.intent_id, a.attempt, a.provider_id FROM execution.dispatch_attempt a JOIN execution.pending_call p ON p.intent_id = a.intent_id
-        WHERE a.status = 'dispatched' AND p.deadline_at < now() - make_interval(secs => $1)`, [graceS])) as StalledAttempt[];
+  /** Opens the record of every call that now awaits a verdict, and records each decision given, in two statements. */
+  async record(m: Executor, changes: readonly VerdictChange[]): Promise<void> {
+    const opened = changes.flatMap((c) => {
+      const n = awaitingVerdict(c.life);
+      return n !== undefined && (!c.before || awaitingVerdict(c.before) !== n) ? [{ intentId: c.life.intentId, attempt: n, reason: c.life.attempts[String(n)]?.unknown?.reason ?? 'read_back_unreachable' }] : [];
+    });
+    if (opened.length > 0) {
+      await m.query(`INSERT INTO execution.reconciliation (intent_id, attempt, reason) SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) ON CONFLICT (intent_id) DO NOTHING`,
+        [opened.map((o) => o.intentId), opened.map((o) => o.attempt), opened.map((o) => o.reason)]);
+    }
+    for (const c of changes.filter((x) => x.resolution)) {
+      await m.query('UPDATE execution.reconciliation SET resolved_at = now(), resolution = $2 WHERE intent_id = $1', [c.life.intentId, JSON.stringify(c.resolution)]);
+    }
   },
 
-  /** The oldest open cases, at most `limit`. */
-  async openCases(db: Executor, limit: number): Promise<OpenCase[]> {
-    return (await db.query(
-      `SELECT r.intent_id, r.attempt, r.reason, a.status AS attempt_status, a.binding_id, p.arguments, p.operation_key, p.owner_id, p.agent_id, p.mcp_url_id,
-              t.kind, t.read_back, t.bindings
-         FROM execution.reconciliation r
-         JOIN execution.dispatch_attempt a ON a.intent_id = r.intent_id AND a.attempt = r.attempt
-         JOIN execution.pending_call p ON p.intent_id = r.intent_id
-         LEFT JOIN execution.tool_binding t ON t.tool_id = p.tool_id
-        WHERE r.status = 'open' ORDER BY r.opened_at LIMIT $1`, [limit])) as OpenCase[];
+  /** Calls with an attempt in flight `graceS` seconds past their deadline (the partial index `pending_call_in_flight`). */
+  stalled(db: Executor, graceS: number): Promise<Pick<PendingCallRow, 'intent_id' | 'in_flight_attempt'>[]> {
+    return select(db, PENDING_CALL, ['intent_id', 'in_flight_attempt'],
+      'SELECT intent_id, in_flight_attempt FROM execution.pending_call WHERE in_flight_attempt IS NOT NULL AND deadline_at < now() - make_interval(secs => $1)', [graceS]);
   },
 
-  /** One more try counted for a case. */
-  async countTry(db: Executor, intentId: string): Promise<void> {
-    await db.query('UPDATE execution.reconciliation SET tries = tries + 1 WHERE intent_id = $1', [intentId]);
+  /** The calls owed a verdict, least recently touched first, at most `limit` (the partial index `pending_call_reconciling`). */
+  openCases(db: Executor, limit: number): Promise<OpenCase[]> {
+    return select(db, PENDING_CALL, ['intent_id', 'life', 'arguments', 'operation_key', 'owner_id', 'agent_id', 'mcp_url_id', 'tool_id'],
+      `SELECT intent_id, life, arguments, operation_key, owner_id, agent_id, mcp_url_id, tool_id FROM execution.pending_call
+        WHERE reconciling_attempt IS NOT NULL ORDER BY updated_at LIMIT $1`, [limit]);
   },
 
-  /** Why the last try could not decide. */
-  async noteError(db: Executor, intentId: string, error: string): Promise<void> {
-    await db.query('UPDATE execution.reconciliation SET last_error = $2 WHERE intent_id = $1', [intentId, error]);
+  /** One more try counted for a case, and why it could not decide (null: it is being decided). */
+  async noteTry(db: Executor, intentId: string, error: string | null): Promise<void> {
+    await db.query('UPDATE execution.reconciliation SET tries = tries + 1, last_error = COALESCE($2, last_error) WHERE intent_id = $1', [intentId, error]);
   },
 
-  /** The open case of a call with its attempt's status and provider, or undefined when none is open. */
-  async openCaseOf(m: Executor, intentId: string): Promise<{ attempt: number; attempt_status: string; provider_id: string } | undefined> {
-    const rows = (await m.query(
-      `SELECT r.attempt, a.status AS attempt_status, a.provider_id FROM execution.reconciliation r JOIN execution.dispatch_attempt a ON a.intent_id = r.intent_id AND a.attempt = r.attempt
-        WHERE r.intent_id = $1 AND r.status = 'open'`, [intentId])) as { attempt: number; attempt_status: string; provider_id: string }[];
-    return rows[0];
-  },
-
-  /** Records the decision, once: false when the case was not open (another decision came first). */
-  async claim(m: Executor, intentId: string, resolution: object): Promise<boolean> {
-    const rows = returnedRows(await m.query(
-      `UPDATE execution.reconciliation SET status = 'resolved', resolved_at = now(), resolution = $2 WHERE intent_id = $1 AND status = 'open' RETURNING 1`,
-      [intentId, JSON.stringify(resolution)]));
-    return rows.length === 1;
-  },
-
-  /** The cases in one status (or all), oldest first. */
-  async list(db: Executor, status: ReconciliationRow['status'] | 'all'): Promise<ListedCase[]> {
-    return (await db.query(
-      `SELECT r.intent_id AS "intentId", r.attempt, r.status, r.reason, r.tries, r.last_error AS "lastError", r.opened_at AS "openedAt",
-              r.resolved_at AS "resolvedAt", r.resolution, p.tool_id AS "toolId", p.operation_key AS "operationKey"
+  /** The cases in one state (or all), oldest first, as the API answers. */
+  async list(db: Executor, state: 'open' | 'resolved' | 'all'): Promise<Record<string, unknown>[]> {
+    const rows = await select(db, LISTED_CASE, ['intent_id', 'attempt', 'reason', 'tries', 'last_error', 'opened_at', 'resolved_at', 'resolution', 'tool_id', 'operation_key', 'open'],
+      `SELECT r.intent_id, r.attempt, r.reason, r.tries, r.last_error, r.opened_at, r.resolved_at, r.resolution, p.tool_id, p.operation_key,
+              p.reconciling_attempt IS NOT NULL AS open
          FROM execution.reconciliation r JOIN execution.pending_call p ON p.intent_id = r.intent_id
-        WHERE $1 = 'all' OR r.status = $1 ORDER BY r.opened_at`, [status])) as ListedCase[];
+        WHERE $1 = 'all' OR (p.reconciling_attempt IS NOT NULL) = ($1 = 'open') ORDER BY r.opened_at`, [state]);
+    return rows.map((r) => ({
+      intentId: r.intent_id, attempt: r.attempt, status: r.open ? 'open' : 'resolved', reason: r.reason, tries: r.tries, lastError: r.last_error,
+      openedAt: r.opened_at, resolvedAt: r.resolved_at, resolution: r.resolution, toolId: r.tool_id, operationKey: r.operation_key,
+    }));
   },
 };

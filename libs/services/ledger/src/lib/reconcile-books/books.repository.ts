@@ -36,10 +36,12 @@ export const Books = {
         ORDER BY min(occurred_at) LIMIT $3`, [TERMINAL_EVENT_TYPES, olderThanSeconds, limit])) as Report['callsNotTerminal']['calls'];
   },
 
-  /** Execution's open reconciliations. */
+  /** Execution's open reconciliations: calls its model says are owed a verdict. */
   async openUnknownOutcomes(m: Executor, limit: number): Promise<Report['unknownOutcomes']['open']> {
     return (await m.query(
-      `SELECT intent_id AS "intentId", attempt, reason, tries, opened_at AS "openedAt" FROM execution.reconciliation WHERE status = 'open' ORDER BY opened_at LIMIT $1`,
+      `SELECT r.intent_id AS "intentId", r.attempt, r.reason, r.tries, r.opened_at AS "openedAt"
+         FROM execution.reconciliation r JOIN execution.pending_call p ON p.intent_id = r.intent_id
+        WHERE p.reconciling_attempt IS NOT NULL ORDER BY r.opened_at LIMIT $1`,
       [limit])) as Report['unknownOutcomes']['open'];
   },
 
