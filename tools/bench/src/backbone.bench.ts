@@ -44,7 +44,7 @@ async function soak(agents: Client[], t: Target, seconds: number) {
       await new Promise((r) => setTimeout(r, 100));
     });
     // Calls whose life is not finished (no settlement or refund yet): the event lag as a user sees it.
-    const [open] = (await t.pg.query<{ n: string }>("SELECT count(*)::text AS n FROM payment.hold WHERE status = 'pending'")).rows;
+    const [open] = (await t.pg.query<{ n: string }>("SELECT count(*)::text AS n FROM payment.hold WHERE open")).rows;
     windows.push({ atS: Math.round((Date.now() - (end - seconds * 1000)) / 1000), p50Ms: s.p50Ms, p99Ms: s.p99Ms, throughputPerS: s.throughputPerS, rssMb: t.rssMb(), openHolds: Number(open!.n), cpuMsPerCall: perCall(before, await counters(t), { statementsPerS: 0, commitsPerS: 0, cpuPerS: 0 }, s.n).cpuMs });
     process.stdout.write(`soak ${JSON.stringify(windows.at(-1))}\n`);
   }

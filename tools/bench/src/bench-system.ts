@@ -274,13 +274,13 @@ export async function booksAfter(pg: PgClient): Promise<Record<string, unknown>>
   const q = async (sql: string) => (await pg.query(sql)).rows[0] as Record<string, string>;
   return waitFor('every hold resolved', async () => {
     const r = {
-      ...(await q("SELECT count(*) AS holds, count(*) FILTER (WHERE status = 'pending') AS open FROM payment.hold")),
+      ...(await q("SELECT count(*) AS holds, count(*) FILTER (WHERE open) AS open FROM payment.hold")),
       ...(await q("SELECT coalesce(sum(balance), 0)::text AS held FROM payment.balance WHERE account LIKE 'owner:%:held'")),
       ...(await q('SELECT count(*) AS ledger_calls FROM (SELECT DISTINCT intent_id FROM ledger.timeline_entry) t')),
       ...(await q('SELECT coalesce(sum(amount), 0)::text AS journal_total FROM ledger.journal_entry')),
     };
     return r['open'] === '0' && r['held'] === '0' ? r : undefined;
-  }, 120_000, 1000).catch(async () => ({ unresolved: true, ...(await q("SELECT count(*) FILTER (WHERE status = 'pending') AS open FROM payment.hold")) }));
+  }, 120_000, 1000).catch(async () => ({ unresolved: true, ...(await q("SELECT count(*) FILTER (WHERE open) AS open FROM payment.hold")) }));
 }
 
 

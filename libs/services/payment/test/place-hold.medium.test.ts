@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { accountKey } from '@tollgate/accounting';
+import { callEvent, type CallState, isTerminal } from '@tollgate/call-life';
 import { type CallRequestedPayload } from '@tollgate/contracts';
 import { OutboxWriter } from '@tollgate/messaging';
 import { balanceOf, openServiceDataSource } from '@tollgate/persistence';
@@ -57,8 +58,13 @@ describe('payment places and resolves holds (medium tier)', () => {
   const events = async (intentId: string) =>
     (await ds.query(`SELECT envelope->>'type' AS type, envelope->'payload' AS p FROM payment.outbox_event WHERE key = $1 ORDER BY id`, [intentId])) as { type: string; p: Record<string, unknown> }[];
   const balance = (ownerId: string, kind: 'available' | 'held' | 'debt') => balanceOf(ds.manager, 'payment', accountKey({ kind, ownerId }), 'USDC');
-  const holdOf = async (intentId: string) => (await ds.query('SELECT hold_id, status, amount_minor, captured_minor FROM payment.hold WHERE intent_id = $1', [intentId]))[0] as
-    { hold_id: string; status: string; amount_minor: string; captured_minor: string | null } | undefined;
+  const holdOf = async (intentId: string) => (await ds.query('SELECT hold_id, open, life, amount_minor, captured_minor FROM payment.hold WHERE intent_id = $1', [intentId]))[0] as
+    { hold_id: string; open: boolean; life: CallState; amount_minor: string; captured_minor: string | null } | undefined;
+  /** The call's end, as settlement announces it: payment resolves the hold when the model says the call is terminal. */
+  const settle = (intentId: string, holdId: string, minor: bigint) => ds.transaction((m) => resolve.resolve(m, callEvent('CallSettled', {
+    intentId, holdId, providerId: 'p-1', amount: { amountMinor: minor.toString(), asset: 'USDC' } })));
+  const refund = (intentId: string, holdId: string) => ds.transaction((m) => resolve.resolve(m, callEvent('CallRefunded', {
+    intentId, holdId, amount: { amountMinor: '25', asset: 'USDC' }, reason: 'effect rejected' })));
   const counters = async (agentId: string) =>
     Object.fromEntries(((await ds.query('SELECT kind, calls, amount FROM payment.spend_counter WHERE agent_id = $1', [agentId])) as { kind: string; calls: number; amount: string }[])
       .map((c) => [c.kind, [Number(c.calls), c.amount]]));
@@ -73,7 +79,7 @@ describe('payment places and resolves holds (medium tier)', () => {
     expect(more).toEqual([]);
     expect(held).toMatchObject({ type: 'PaymentHeld', p: { intentId: r.intentId, ownerId: who.ownerId, amount: { amountMinor: '25', asset: 'USDC' } } });
     expect(held!.p['free']).toBeUndefined();
-    expect(await holdOf(r.intentId)).toMatchObject({ hold_id: held!.p['holdId'], status: 'pending', amount_minor: '25' });
+    expect(await holdOf(r.intentId)).toMatchObject({ hold_id: held!.p['holdId'], open: true, amount_minor: '25' });
     expect({ available: await balance(who.ownerId, 'available'), held: await balance(who.ownerId, 'held') }).toEqual({ available: 75n, held: 25n });
     expect(await counters(who.agentId)).toEqual({ day: [1, '25'], week: [1, '25'], month: [1, '25'], minute: [1, '25'] });
     expect(await ds.query('SELECT outcome, amount_minor, free FROM payment.charge WHERE intent_id = $1', [r.intentId])).toEqual([{ outcome: 'held', amount_minor: '25', free: false }]);
@@ -181,13 +187,16 @@ describe('payment places and resolves holds (medium tier)', () => {
     await placeHold(refunded);
     const servedHold = (await holdOf(served.intentId))!.hold_id;
     const refundedHold = (await holdOf(refunded.intentId))!.hold_id;
+    expect(await holdOf(served.intentId)).toMatchObject({ open: true, life: { held: { holdId: servedHold } } });
     for (let i = 0; i < 2; i++) {
-      await ds.transaction((m) => resolve.capture(m, servedHold, 20n));
-      await ds.transaction((m) => resolve.void(m, refundedHold));
+      await settle(served.intentId, servedHold, 20n);
+      await refund(refunded.intentId, refundedHold);
     }
-    await ds.transaction((m) => resolve.void(m, servedHold));
-    expect(await holdOf(served.intentId)).toMatchObject({ status: 'captured', captured_minor: '20' });
-    expect(await holdOf(refunded.intentId)).toMatchObject({ status: 'voided' });
+    // A contradicting end after the hold's call is terminal changes nothing either.
+    await refund(served.intentId, servedHold);
+    const [s, r] = [(await holdOf(served.intentId))!, (await holdOf(refunded.intentId))!];
+    expect({ open: s.open, captured: s.captured_minor, settled: isTerminal(s.life) && s.life.settled !== undefined, refunded: s.life.refunded }).toEqual({ open: false, captured: '20', settled: true, refunded: undefined });
+    expect({ open: r.open, captured: r.captured_minor, refunded: isTerminal(r.life) && r.life.refunded !== undefined }).toEqual({ open: false, captured: null, refunded: true });
     expect({ available: await balance(who.ownerId, 'available'), held: await balance(who.ownerId, 'held') }).toEqual({ available: 80n, held: 0n });
     expect(await balanceOf(ds.manager, 'payment', accountKey({ kind: 'clearing' }), 'USDC')).toBeGreaterThanOrEqual(20n);
     const released = [...(await events(served.intentId)), ...(await events(refunded.intentId))].filter((e) => e.type === 'HoldReleased').map((e) => [e.p['outcome'], e.p['captured']]);
@@ -201,8 +210,7 @@ describe('payment places and resolves holds (medium tier)', () => {
     await placeHold(r);
     // A debt of 30 (a chargeback of an earlier deposit the owner had spent).
     await ds.query(`INSERT INTO payment.balance (account, asset, balance) VALUES ($1, 'USDC', -30) ON CONFLICT (account, asset) DO UPDATE SET balance = -30`, [accountKey({ kind: 'debt', ownerId: who.ownerId })]);
-    const holdId = (await holdOf(r.intentId))!.hold_id;
-    await ds.transaction((m) => resolve.void(m, holdId));
+    await refund(r.intentId, (await holdOf(r.intentId))!.hold_id);
     const [released] = (await events(r.intentId)).filter((e) => e.type === 'HoldReleased');
     expect(released!.p['repaidDebt']).toEqual({ amountMinor: '25', asset: 'USDC' });
     expect({ debt: await balance(who.ownerId, 'debt'), available: await balance(who.ownerId, 'available') }).toEqual({ debt: -5n, available: 75n });

@@ -18,8 +18,8 @@ describe('readiness figures from indexes', () => {
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_payfig');
     ds = await openServiceDataSource(paymentDataSourceOptions(db.url));
-    await ds.query(`INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset, status)
-                    SELECT gen_random_uuid(), gen_random_uuid(), 'o', 1, 'USDC', CASE WHEN i <= 3 THEN 'pending' ELSE 'captured' END FROM generate_series(1, 20000) AS i`);
+    await ds.query(`INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset, life, open)
+                    SELECT gen_random_uuid(), gen_random_uuid(), 'o', 1, 'USDC', '{"attempts":{}}', i <= 3 FROM generate_series(1, 20000) AS i`);
     await ds.query('ANALYZE payment.hold');
   });
   afterAll(async () => {

@@ -1,19 +1,29 @@
 import { type EntityManager } from 'typeorm';
 import { accountKey, type CounterKind } from '@tollgate/accounting';
-import { returnedRows } from '@tollgate/persistence';
+import { type CallState, isTerminal } from '@tollgate/call-life';
+import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
 
-/** One row of `payment.hold`: the money set aside for one call until it is captured or voided. */
-export interface HoldRow {
-  hold_id: string;
-  intent_id: string;
-  owner_id: string;
-  amount_minor: string;
-  asset: string;
-  status: 'pending' | 'captured' | 'voided';
-  captured_minor: string | null;
-  created_at: Date;
-  resolved_at: Date | null;
-}
+/**
+ * `payment.hold`: the money set aside for one call. Its life is the call's state as payment knows it (held, then
+ * settled or refunded): the hold is open until the model says the call `isTerminal` — captured when it was settled,
+ * voided when it was refunded. `open` is derived from that on save, for the count of open holds (a partial index).
+ */
+export const HOLD = defineTable('payment.hold', {
+  hold_id: col.uuid().required(),
+  intent_id: col.uuid().required(),
+  owner_id: col.text().required(),
+  amount_minor: col.bigint().required(),
+  asset: col.text().required(),
+  life: col.jsonb<CallState>().required(),
+  open: col.boolean().required(),
+  captured_minor: col.bigint().nullable(),
+  created_at: col.timestamptz().required(),
+  resolved_at: col.timestamptz().nullable(),
+});
+export type HoldRow = RowOf<typeof HOLD>;
+
+/** A hold locked for its end, with what its owner owed then (the debt row locked too: the posting that follows repays it). */
+const LOCKED_HOLD = defineTable('(locked hold)', { ...HOLD.columns, debt: col.bigint().nullable() });
 
 /** One row of `payment.charge`: payment's decision on one CallRequested (held or rejected, with the refusal's code). */
 export interface ChargeRow {
@@ -45,8 +55,8 @@ export type NewCharge = Omit<ChargeRow, 'created_at' | 'code'> & { code?: string
 /** The counters a hold adds to, one per bucket. */
 export type CounterIncrement = Pick<SpendCounterRow, 'kind' | 'bucket' | 'key'> & { amount: bigint };
 
-/** A resolved hold, with what its owner owed when it resolved (the debt row locked for the posting that follows). */
-export interface ResolvedHold { intentId: string; ownerId: string; amount: bigint; asset: string; owedMinor: bigint }
+/** A hold at its end, with what its owner owed when it ended (the debt row locked for the posting that follows). */
+export interface EndingHold { holdId: string; intentId: string; ownerId: string; amount: bigint; asset: string; life: CallState; owedMinor: bigint }
 
 /** The debt account of an owner, spelled in SQL from the one place that names accounts. */
 const [DEBT_PREFIX, DEBT_SUFFIX] = accountKey({ kind: 'debt', ownerId: '\u0000' }).split('\u0000') as [string, string];
@@ -76,13 +86,13 @@ export const Holds = {
    * The hold placed, in one statement: the hold row, the charge row (once per intent) and — only when that charge is
    * new — the agent's counters, plus the owner's approval used up when this call needed one.
    */
-  async place(m: EntityManager, h: { holdId: string; charge: NewCharge; counters: readonly CounterIncrement[]; approval?: { operationKey: string | null } }): Promise<void> {
+  async place(m: EntityManager, h: { holdId: string; life: CallState; charge: NewCharge; counters: readonly CounterIncrement[]; approval?: { operationKey: string | null } }): Promise<void> {
     const c = h.charge;
     await m.query(
       `WITH c AS (
          INSERT INTO payment.charge (intent_id, owner_id, agent_id, tool_id, arguments_hash, amount_minor, asset, free, outcome)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'held') ON CONFLICT DO NOTHING RETURNING intent_id),
-       h AS (INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset) VALUES ($9, $1, $2, $6, $7) RETURNING 1),
+       h AS (INSERT INTO payment.hold (hold_id, intent_id, owner_id, amount_minor, asset, life, open) VALUES ($9, $1, $2, $6, $7, $16, true) RETURNING 1),
        a AS (UPDATE payment.approval SET status = 'used', used_by_intent = $1
               WHERE $10 AND agent_id = $3 AND tool_id = $4 AND arguments_hash = $5 AND COALESCE(operation_key, '') = COALESCE($11, '') AND status = 'approved'
               RETURNING 1)
@@ -90,7 +100,7 @@ export const Holds = {
        SELECT $3, x.kind, x.bucket, x.key, 1, x.amount FROM c, unnest($12::text[], $13::timestamptz[], $14::text[], $15::bigint[]) AS x(kind, bucket, key, amount)
        ON CONFLICT (agent_id, kind, bucket, key) DO UPDATE SET calls = s.calls + 1, amount = s.amount + EXCLUDED.amount`,
       [c.intent_id, c.owner_id, c.agent_id, c.tool_id, c.arguments_hash, c.amount_minor, c.asset, c.free, h.holdId, h.approval !== undefined, h.approval?.operationKey ?? null,
-        h.counters.map((x) => x.kind), h.counters.map((x) => x.bucket), h.counters.map((x) => x.key), h.counters.map((x) => x.amount.toString())],
+        h.counters.map((x) => x.kind), h.counters.map((x) => x.bucket), h.counters.map((x) => x.key), h.counters.map((x) => x.amount.toString()), JSON.stringify(h.life)],
     );
   },
 
@@ -103,20 +113,21 @@ export const Holds = {
     );
   },
 
-  /**
-   * A pending hold captured or voided, once (the status guard: a redelivered outcome finds it resolved and gets
-   * nothing), with the owner's debt read under a row lock in the same statement — the posting that follows repays it.
-   */
-  async resolve(m: EntityManager, holdId: string, outcome: 'captured' | 'voided', capturedMinor?: bigint): Promise<ResolvedHold | undefined> {
-    const [row] = returnedRows<{ intent_id: string; owner_id: string; amount_minor: string; asset: string; debt: string | null }>(await m.query(
-      `WITH h AS (UPDATE payment.hold SET status = $2, resolved_at = now(), captured_minor = $3 WHERE hold_id = $1 AND status = 'pending'
-                   RETURNING intent_id, owner_id, amount_minor, asset)
-       SELECT h.*, (SELECT b.balance FROM payment.balance b WHERE b.account = $4 || h.owner_id || $5 AND b.asset = h.asset FOR UPDATE) AS debt FROM h`,
-      [holdId, outcome, capturedMinor?.toString() ?? null, DEBT_PREFIX, DEBT_SUFFIX],
-    ));
+  /** A hold and its owner's debt, both locked for the hold's end (undefined for a hold payment never placed). */
+  async lockForEnd(m: EntityManager, holdId: string): Promise<EndingHold | undefined> {
+    const [row] = await select(m, LOCKED_HOLD, ['intent_id', 'owner_id', 'amount_minor', 'asset', 'life', 'debt'],
+      `SELECT h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life,
+              (SELECT b.balance FROM payment.balance b WHERE b.account = $2 || h.owner_id || $3 AND b.asset = h.asset FOR UPDATE) AS debt
+         FROM payment.hold h WHERE h.hold_id = $1 FOR UPDATE OF h`, [holdId, DEBT_PREFIX, DEBT_SUFFIX]);
     if (!row) return undefined;
     const debt = BigInt(row.debt ?? '0');
-    return { intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset, owedMinor: debt < 0n ? -debt : 0n };
+    return { holdId, intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset, life: row.life, owedMinor: debt < 0n ? -debt : 0n };
+  },
+
+  /** The hold's state after its end, with the amount captured (null when voided); `open` is the model's answer. */
+  async saveEnd(m: EntityManager, holdId: string, life: CallState, capturedMinor: bigint | null): Promise<void> {
+    await m.query('UPDATE payment.hold SET life = $2, open = $3, captured_minor = $4, resolved_at = now() WHERE hold_id = $1',
+      [holdId, JSON.stringify(life), !isTerminal(life), capturedMinor?.toString() ?? null]);
   },
 
 };

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { accountKey, decideSpend, minuteStart, Movements, periodEnd, periodStart, slidingMinute, type SpendVerdict } from '@tollgate/accounting';
-import { type CallRequestedPayload, money, PaymentHeld, PaymentRejected, toMinor } from '@tollgate/contracts';
+import { callEvent, evolve, initialState } from '@tollgate/call-life';
+import { type CallRequestedPayload, money, PaymentHeld, type PaymentHeldPayload, PaymentRejected, toMinor } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting, InsufficientBalance, trySavepoint } from '@tollgate/persistence';
 import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
@@ -83,18 +84,20 @@ export class PlaceHoldUseCase {
         return this.refuse(manager, request, causationId, await this.noFunds(manager, request, h.charged));
       }
     }
+    const held: PaymentHeldPayload = {
+      intentId: request.intentId, holdId, ownerId: request.ownerId, amount: money(h.charged, asset),
+      ...(h.free ? { free: true } : {}),
+      ...(h.x402Response ? { x402PaymentResponse: { ...h.x402Response } } : {}),
+    };
     await Holds.place(manager, {
       holdId,
+      life: evolve(initialState(request.intentId), callEvent('PaymentHeld', held)),
       charge: { intent_id: request.intentId, owner_id: request.ownerId, agent_id: request.agentId, tool_id: request.toolId, arguments_hash: request.argumentsHash,
         amount_minor: h.charged.toString(), asset, free: h.free, outcome: 'held' },
       counters: countersOf(request, h.charged, h.free, new Date()),
       ...(h.approved ? { approval: { operationKey: request.operationKey ?? null } } : {}),
     });
-    await this.outbox.append(manager, PaymentHeld, {
-      intentId: request.intentId, holdId, ownerId: request.ownerId, amount: money(h.charged, asset),
-      ...(h.free ? { free: true } : {}),
-      ...(h.x402Response ? { x402PaymentResponse: { ...h.x402Response } } : {}),
-    }, { causationId });
+    await this.outbox.append(manager, PaymentHeld, held, { causationId });
   }
 
   /**

@@ -1,17 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { Movements, repaidOf } from '@tollgate/accounting';
-import { type CallEvent, evolve, initialState, isTerminal } from '@tollgate/call-life';
+import { type CallEvent, type CallState, evolve, isTerminal } from '@tollgate/call-life';
 import { HoldReleased, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting } from '@tollgate/persistence';
-import { Holds } from '../holds/holds.repository';
+import { type EndingHold, Holds } from '../holds/holds.repository';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
 
 /**
- * On CallSettled / CallRefunded: the pending hold is captured (payment's half
+ * On CallSettled / CallRefunded: the open hold is captured (payment's half
  * of the capture: held → clearing, any rest back to available) or voided
- * (held → available), exactly once — the status guard and the posting id
+ * (held → available), exactly once — the hold's state and the posting id
  * both make a redelivered outcome change nothing. Money coming back to an
  * owner repays a debt incurred meanwhile first (a chargeback while the hold
  * was pending): the debt is read, locked, with the hold's resolution.
@@ -21,31 +21,32 @@ export class ResolveHoldUseCase {
   constructor(@Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter) {}
 
   /**
-   * The end of a call's money, as the model reads it: once the call is terminal (`isTerminal`), a settled call's hold is
-   * captured for the settled amount and a refunded call's hold voided. Any other fact changes nothing here.
+   * The end of a call's money, as the model reads it: the end is folded into the hold's state; when that makes the
+   * call terminal (`isTerminal`) and it was not before, a settled call's hold is captured for the settled amount and a
+   * refunded call's hold voided. A redelivered end finds the state terminal already and changes nothing.
    */
   async resolve(manager: EntityManager, end: CallEvent): Promise<void> {
-    const life = evolve(initialState(end.payload.intentId), end);
-    if (!isTerminal(life)) return;
-    if (life.settled) await this.capture(manager, life.settled.holdId, BigInt(life.settled.amount.amountMinor));
-    else if (life.refunded) await this.void(manager, life.refunded.holdId);
+    if (end.type !== 'CallSettled' && end.type !== 'CallRefunded') return;
+    const hold = await Holds.lockForEnd(manager, end.payload.holdId);
+    if (!hold || isTerminal(hold.life)) return;
+    const life = evolve(hold.life, end);
+    if (life.settled) await this.capture(manager, hold, life, BigInt(life.settled.amount.amountMinor));
+    else if (life.refunded) await this.void(manager, hold, life);
   }
 
-  async capture(manager: EntityManager, holdId: string, capturedMinor: bigint): Promise<void> {
-    const hold = await Holds.resolve(manager, holdId, 'captured', capturedMinor);
-    if (!hold) return;
-    const captured = capturedMinor > hold.amount ? hold.amount : capturedMinor;
+  private async capture(manager: EntityManager, hold: EndingHold, life: CallState, settledMinor: bigint): Promise<void> {
+    const captured = settledMinor > hold.amount ? hold.amount : settledMinor;
     const owed = hold.owedMinor;
-    await applyPosting(manager, PAYMENT, `capture:${holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured, owed), hold.intentId);
-    await this.released(manager, holdId, hold, 'captured', captured, repaidOf(owed, hold.amount - captured));
+    await Holds.saveEnd(manager, hold.holdId, life, captured);
+    await applyPosting(manager, PAYMENT, `capture:${hold.holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured, owed), hold.intentId);
+    await this.released(manager, hold.holdId, hold, 'captured', captured, repaidOf(owed, hold.amount - captured));
   }
 
-  async void(manager: EntityManager, holdId: string): Promise<void> {
-    const hold = await Holds.resolve(manager, holdId, 'voided');
-    if (!hold) return;
+  private async void(manager: EntityManager, hold: EndingHold, life: CallState): Promise<void> {
     const owed = hold.owedMinor;
-    await applyPosting(manager, PAYMENT, `void:${holdId}`, 'void', Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }, owed), hold.intentId);
-    await this.released(manager, holdId, hold, 'voided', 0n, repaidOf(owed, hold.amount));
+    await Holds.saveEnd(manager, hold.holdId, life, null);
+    await applyPosting(manager, PAYMENT, `void:${hold.holdId}`, 'void', Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }, owed), hold.intentId);
+    await this.released(manager, hold.holdId, hold, 'voided', 0n, repaidOf(owed, hold.amount));
   }
 
   /** HoldReleased carries exactly what was booked, so the ledger's journal books the same entries. */
