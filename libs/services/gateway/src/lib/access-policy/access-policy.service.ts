@@ -6,8 +6,9 @@ import { type PolicyEvaluator, WorkerEvaluator } from '@tollgate/policy-tools';
 import { IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
+import { AccessPolicies, type PolicySubject } from './access-policies.repository';
 
-export type PolicySubject = 'owner' | 'url';
+export { type PolicySubject } from './access-policies.repository';
 
 /** A policy in force for a caller: whose it is and which version. */
 export interface PolicyInForce {
@@ -52,12 +53,7 @@ export class AccessPolicyService implements OnModuleDestroy {
    * within the identity cache's staleness bound; a new version clears every replica's copy at once (NOTIFY).
    */
   async inForce(ownerId: string, mcpUrlId: string): Promise<PolicyInForce[]> {
-    const rows = (await this.cache.get(`policies:${ownerId}:${mcpUrlId}`, async () => (await this.dataSource.query(
-      `SELECT DISTINCT ON (subject_kind) subject_kind, version, text FROM gateway.access_policy
-        WHERE (subject_kind = 'owner' AND subject_id = $1) OR (subject_kind = 'url' AND subject_id = $2)
-        ORDER BY subject_kind, version DESC`,
-      [ownerId, mcpUrlId],
-    )) as { subject_kind: PolicySubject; version: number; text: string }[]))!;
+    const rows = (await this.cache.get(`policies:${ownerId}:${mcpUrlId}`, () => AccessPolicies.latest(this.dataSource, ownerId, mcpUrlId)))!;
     return rows.map((r) => ({ subject: r.subject_kind, version: r.version, text: r.text, policy: this.parse(`${r.subject_kind}:${ownerId}:${mcpUrlId}:${r.version}`, r.text) }));
   }
 
@@ -93,14 +89,9 @@ export class AccessPolicyService implements OnModuleDestroy {
     const res = await this.evaluator.evaluate({ kind: 'check_args', policyText: text, tool: '__validate__', arguments: {} }, this.options.policyTimeoutMs);
     if (res === 'timeout') throw new PolicyRejected('the policy could not be checked in time');
     if (!res.ok) throw new PolicyRejected(res.message);
-    const [row]: { version: number }[] = await this.dataSource.query(
-      `INSERT INTO gateway.access_policy (subject_kind, subject_id, version, text)
-       SELECT $1, $2, COALESCE(max(version), 0) + 1, $3 FROM gateway.access_policy WHERE subject_kind = $1 AND subject_id = $2
-       RETURNING version`,
-      [subject, subjectId, text],
-    );
+    const version = await AccessPolicies.add(this.dataSource, subject, subjectId, text);
     await this.cache.changed(this.dataSource);
-    return { version: row!.version, warnings: parsePolicy(text).warnings };
+    return { version, warnings: parsePolicy(text).warnings };
   }
 
   private parse(key: string, text: string): Policy {

@@ -1,18 +1,40 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { returnedRows } from '@tollgate/persistence';
+import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY } from '../gateway.constants';
 
 /** `gateway.mcp_url`: one row per MCP URL an agent connects to, with the profile it serves. */
-export interface McpUrlRow {
-  mcp_url_id: string; slug: string; owner_id: string | null; discovery_mode: UrlProfile['mode']; auto_threshold: number;
-  pinned_tools: string[]; scope_tools: string[] | null; scope_categories: string[] | null; provider_rules: UrlProfile['providerRules'];
-}
+export const MCP_URL = defineTable('gateway.mcp_url', {
+  mcp_url_id: col.uuid().required(),
+  slug: col.text().required(),
+  owner_id: col.uuid().nullable(),
+  discovery_mode: col.text<UrlProfile['mode']>().required(),
+  created_at: col.timestamptz().required(),
+  disabled_at: col.timestamptz().nullable(),
+  auto_threshold: col.integer().required(),
+  pinned_tools: col.jsonb<string[]>().required(),
+  scope_tools: col.jsonb<string[]>().nullable(),
+  scope_categories: col.jsonb<string[]>().nullable(),
+  provider_rules: col.jsonb<NonNullable<UrlProfile['providerRules']>>().nullable(),
+});
+export type McpUrlRow = RowOf<typeof MCP_URL>;
 
-/** A live credential (`gateway.credential`) with its agent's owner (`gateway.agent`). */
-export interface CredentialRow { credential_id: string; agent_id: string; owner_id: string }
+/** `gateway.credential`: an agent's bearer credential, kept as its secret's hash. */
+export const CREDENTIAL = defineTable('gateway.credential', {
+  credential_id: col.uuid().required(),
+  agent_id: col.uuid().required(),
+  secret_hash: col.text().required(),
+  created_at: col.timestamptz().required(),
+  revoked_at: col.timestamptz().nullable(),
+});
+
+/** A live credential with its agent's owner (`gateway.agent`). */
+const LIVE_CREDENTIAL = defineTable('(live credential)', { ...CREDENTIAL.columns, owner_id: col.uuid().required() });
+export type CredentialRow = Pick<RowOf<typeof LIVE_CREDENTIAL>, 'credential_id' | 'agent_id' | 'owner_id'>;
+
+const URL_COLUMNS = Object.keys(MCP_URL.columns) as (keyof typeof MCP_URL.columns)[];
 
 /** The reads that authenticate every MCP request (C2): the URL by its slug, the credential by its secret's hash. */
 @Injectable()
@@ -21,27 +43,27 @@ export class IdentitiesRepository {
 
   /** An enabled URL by its (lower-case) slug. */
   async enabledUrl(slug: string): Promise<McpUrlRow | undefined> {
-    const rows = (await this.dataSource.query('SELECT * FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [slug])) as McpUrlRow[];
-    return rows[0];
+    const [row] = await select(this.dataSource, MCP_URL, URL_COLUMNS, 'SELECT * FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [slug]);
+    return row;
   }
 
   /** Whether the owner exists. */
   async ownerExists(ownerId: string): Promise<boolean> {
-    return ((await this.dataSource.query('SELECT 1 FROM gateway.owner WHERE owner_id = $1', [ownerId])) as unknown[]).length > 0;
+    return returnedRows<unknown>(await this.dataSource.query('SELECT 1 FROM gateway.owner WHERE owner_id = $1', [ownerId])).length > 0;
   }
 
   /** The id of the URL with this slug, enabled or not. */
   async urlIdOf(slug: string): Promise<string | undefined> {
-    const rows = (await this.dataSource.query('SELECT mcp_url_id FROM gateway.mcp_url WHERE slug = $1', [slug])) as Pick<McpUrlRow, 'mcp_url_id'>[];
-    return rows[0]?.mcp_url_id;
+    const [row] = await select(this.dataSource, MCP_URL, ['mcp_url_id'], 'SELECT mcp_url_id FROM gateway.mcp_url WHERE slug = $1', [slug]);
+    return row?.mcp_url_id;
   }
 
   /** The credential whose secret hashes to `hash`, unless revoked. */
   async liveCredential(hash: string): Promise<CredentialRow | undefined> {
-    const rows = (await this.dataSource.query(
+    const [row] = await select(this.dataSource, LIVE_CREDENTIAL, ['credential_id', 'agent_id', 'owner_id'],
       `SELECT c.credential_id, c.agent_id, a.owner_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
-        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`, [hash])) as CredentialRow[];
-    return rows[0];
+        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`, [hash]);
+    return row;
   }
 
   async insertOwner(ownerId: string, name: string): Promise<void> {
@@ -50,25 +72,23 @@ export class IdentitiesRepository {
 
   /** An agent of an existing owner; false when there is no such owner. */
   async insertAgent(agentId: string, ownerId: string, name: string): Promise<boolean> {
-    const rows = (await this.dataSource.query(
+    return returnedRows<unknown>(await this.dataSource.query(
       'INSERT INTO gateway.agent (agent_id, owner_id, name) SELECT $1, owner_id, $3 FROM gateway.owner WHERE owner_id = $2 RETURNING agent_id',
-      [agentId, ownerId, name])) as unknown[];
-    return rows.length > 0;
+      [agentId, ownerId, name])).length > 0;
   }
 
   /** A credential of an existing agent (its secret's hash only); false when there is no such agent. `db`: the caller's transaction, if any. */
   async insertCredential(credentialId: string, agentId: string, secretHash: string, db: Pick<DataSource, 'query'> = this.dataSource): Promise<boolean> {
-    const rows = (await db.query(
+    return returnedRows<unknown>(await db.query(
       'INSERT INTO gateway.credential (credential_id, agent_id, secret_hash) SELECT $1, agent_id, $3 FROM gateway.agent WHERE agent_id = $2 RETURNING credential_id',
-      [credentialId, agentId, secretHash])) as unknown[];
-    return rows.length > 0;
+      [credentialId, agentId, secretHash])).length > 0;
   }
 
   /** Revokes a credential (once: a second revocation keeps the first time); undefined when there is no such credential. */
   async revokeCredential(credentialId: string): Promise<Date | undefined> {
-    const rows = returnedRows<{ revoked_at: Date }>(await this.dataSource.query(
-      'UPDATE gateway.credential SET revoked_at = COALESCE(revoked_at, now()) WHERE credential_id = $1 RETURNING revoked_at', [credentialId]));
-    return rows[0]?.revoked_at;
+    const [row] = await select(this.dataSource, CREDENTIAL, ['revoked_at'],
+      'UPDATE gateway.credential SET revoked_at = COALESCE(revoked_at, now()) WHERE credential_id = $1 RETURNING revoked_at', [credentialId]);
+    return row?.revoked_at ?? undefined;
   }
 
   /** A new URL; PostgreSQL's unique (23505) and foreign-key (23503) violations reach the caller. */
@@ -78,17 +98,16 @@ export class IdentitiesRepository {
 
   /** Disables a URL (once); undefined when there is no such URL. */
   async disableUrl(slug: string): Promise<Date | undefined> {
-    const rows = returnedRows<{ disabled_at: Date }>(await this.dataSource.query(
-      'UPDATE gateway.mcp_url SET disabled_at = COALESCE(disabled_at, now()) WHERE slug = $1 RETURNING disabled_at', [slug]));
-    return rows[0]?.disabled_at;
+    const [row] = await select(this.dataSource, MCP_URL, ['disabled_at'],
+      'UPDATE gateway.mcp_url SET disabled_at = COALESCE(disabled_at, now()) WHERE slug = $1 RETURNING disabled_at', [slug]);
+    return row?.disabled_at ?? undefined;
   }
 
   /** Sets these profile columns of a URL (values as stored: JSON text for the jsonb ones); false when there is no such URL. */
   async updateUrlProfile(slug: string, columns: Partial<Record<UrlProfileColumn, unknown>>): Promise<boolean> {
     const names = (Object.keys(columns) as UrlProfileColumn[]).filter((c) => URL_PROFILE_COLUMNS.includes(c));
     const sets = names.map((c, i) => `${c} = $${i + 2}`);
-    const rows = returnedRows(await this.dataSource.query(`UPDATE gateway.mcp_url SET ${sets.join(', ')} WHERE slug = $1 RETURNING slug`, [slug, ...names.map((c) => columns[c])]));
-    return rows.length > 0;
+    return returnedRows<unknown>(await this.dataSource.query(`UPDATE gateway.mcp_url SET ${sets.join(', ')} WHERE slug = $1 RETURNING slug`, [slug, ...names.map((c) => columns[c])])).length > 0;
   }
 }
 

@@ -17,6 +17,7 @@ import { type GatewayOptions } from '../gateway.options';
 import { checkCatalogArguments } from '../hosted-tools/hosted-tools';
 import { readOperationKey, requestHashOf } from '../operation-key/operation-key';
 import { CallsRepository } from '../calls/calls.repository';
+import { CatalogTools } from '../sync-catalog/catalog-tools.repository';
 import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 
 export { type ToolCallResult } from './call-answer';
@@ -51,7 +52,7 @@ export class CallToolUseCase {
     if (!read.ok) return agentErrorResult({ code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false, message: read.message });
     // The catalog read model in memory (reloaded on every catalog change, here and on the other replicas via NOTIFY);
     // the table only when this instance has not loaded the tool yet.
-    const doc = this.catalog.get(name) ?? (await this.calls.catalogDoc<CatalogTool>(name));
+    const doc = this.catalog.get(name) ?? (await CatalogTools.byName(this.dataSource, name));
     const refused = catalogRefusal(doc, profile, name, args, meta);
     if (refused) return refused;
     // Access policy: decided before any record, hold or dispatch; a refusal leaves no event behind.

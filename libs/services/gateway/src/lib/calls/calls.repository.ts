@@ -164,10 +164,4 @@ export class CallsRepository {
       [intentId, credentialId, mcpUrlId]);
     return row;
   }
-
-  /** The catalog row of a tool this instance has not loaded into memory yet. */
-  async catalogDoc<T>(name: string): Promise<T | undefined> {
-    const [row] = (await this.dataSource.query('SELECT doc FROM gateway.catalog_tool WHERE name = $1', [name])) as { doc: T }[];
-    return row?.doc;
-  }
 }

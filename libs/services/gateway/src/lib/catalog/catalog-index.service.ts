@@ -9,6 +9,7 @@ import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { DEFAULT_HYBRID_WEIGHTS, type HybridCandidate, hybridRank, normalised } from '../semantic-search/hybrid-ranking';
 import { type Nearest, SemanticIndex } from '../semantic-search/semantic-index.service';
+import { CatalogTools } from '../sync-catalog/catalog-tools.repository';
 import { CATALOG_CHANGED_CHANNEL } from '../sync-catalog/sync-catalog.usecase';
 import { type CatalogTool } from './catalog-access';
 
@@ -229,8 +230,7 @@ export class CatalogIndex implements OnModuleInit, OnApplicationShutdown {
       return this.loading;
     }
     this.loading = (async () => {
-      const rows: { doc: CatalogTool }[] = await this.dataSource.query('SELECT doc FROM gateway.catalog_tool');
-      this.replaceAll(rows.map((r) => r.doc));
+      this.replaceAll(await CatalogTools.all(this.dataSource));
     })();
     try {
       await this.loading;

@@ -1,14 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { returnedRows } from '@tollgate/persistence';
+import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
+import { MCP_URL } from '../authenticate/identities.repository';
 import { GATEWAY } from '../gateway.constants';
 
 /** `gateway.device_sign_in`: one device's request to sign in, from start to collected (only its poll secret's hash is kept). */
-export interface DeviceSignInRow {
-  request_id: string; poll_hash: string; user_code: string; device_name: string; slug: string; status: 'pending' | 'approved' | 'collected';
-  owner_id: string | null; agent_id: string | null; expires_at: Date; decided_at: Date | null;
-}
+export const DEVICE_SIGN_IN = defineTable('gateway.device_sign_in', {
+  request_id: col.uuid().required(),
+  poll_hash: col.text().required(),
+  user_code: col.text().required(),
+  device_name: col.text().required(),
+  slug: col.text().required(),
+  status: col.text<'pending' | 'approved' | 'collected'>().required(),
+  expires_at: col.timestamptz().required(),
+  owner_id: col.uuid().nullable(),
+  agent_id: col.uuid().nullable(),
+  created_at: col.timestamptz().required(),
+  decided_at: col.timestamptz().nullable(),
+});
+export type DeviceSignInRow = RowOf<typeof DEVICE_SIGN_IN>;
+
+/** A request as read with whether it has expired. */
+const SIGN_IN_READ = defineTable('(device sign-in, read)', { ...DEVICE_SIGN_IN.columns, expired: col.boolean().required() });
+
+/** `gateway.owner_key`: an owner's key for approving sign-ins (its hash only). */
+export const OWNER_KEY = defineTable('gateway.owner_key', {
+  key_id: col.uuid().required(),
+  owner_id: col.uuid().required(),
+  secret_hash: col.text().required(),
+  created_at: col.timestamptz().required(),
+  revoked_at: col.timestamptz().nullable(),
+});
 
 /** The device flow's statements on `gateway.device_sign_in`, owner keys (`gateway.owner_key`) and the URLs they name. */
 @Injectable()
@@ -16,12 +39,12 @@ export class SignInsRepository {
   constructor(@InjectDataSource(GATEWAY) private readonly dataSource: DataSource) {}
 
   async urlIsEnabled(slug: string): Promise<boolean> {
-    return ((await this.dataSource.query('SELECT 1 FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [slug])) as unknown[]).length > 0;
+    return returnedRows<unknown>(await this.dataSource.query('SELECT 1 FROM gateway.mcp_url WHERE slug = $1 AND disabled_at IS NULL', [slug])).length > 0;
   }
 
   /** The owner of the URL with this slug (null for a shared URL); undefined when there is no such URL. */
   async urlOwner(slug: string): Promise<{ owner_id: string | null } | undefined> {
-    return ((await this.dataSource.query('SELECT owner_id FROM gateway.mcp_url WHERE slug = $1', [slug])) as { owner_id: string | null }[])[0];
+    return (await select(this.dataSource, MCP_URL, ['owner_id'], 'SELECT owner_id FROM gateway.mcp_url WHERE slug = $1', [slug]))[0];
   }
 
   async insert(r: Pick<DeviceSignInRow, 'request_id' | 'poll_hash' | 'user_code' | 'device_name' | 'slug' | 'expires_at'>): Promise<void> {
@@ -31,41 +54,40 @@ export class SignInsRepository {
   }
 
   async find(requestId: string): Promise<(Pick<DeviceSignInRow, 'user_code' | 'device_name' | 'slug' | 'status'> & { expired: boolean }) | undefined> {
-    return ((await this.dataSource.query(
-      'SELECT user_code, device_name, slug, status, expires_at < now() AS expired FROM gateway.device_sign_in WHERE request_id = $1', [requestId])) as
-      (Pick<DeviceSignInRow, 'user_code' | 'device_name' | 'slug' | 'status'> & { expired: boolean })[])[0];
+    return (await select(this.dataSource, SIGN_IN_READ, ['user_code', 'device_name', 'slug', 'status', 'expired'],
+      'SELECT user_code, device_name, slug, status, expires_at < now() AS expired FROM gateway.device_sign_in WHERE request_id = $1', [requestId]))[0];
   }
 
   /** The request as its device sees it (by its poll secret's hash). */
   async findForDevice(requestId: string, pollHash: string): Promise<(Pick<DeviceSignInRow, 'status' | 'expires_at'> & { expired: boolean }) | undefined> {
-    return ((await this.dataSource.query(
-      'SELECT status, expires_at < now() AS expired, expires_at FROM gateway.device_sign_in WHERE request_id = $1 AND poll_hash = $2', [requestId, pollHash])) as
-      (Pick<DeviceSignInRow, 'status' | 'expires_at'> & { expired: boolean })[])[0];
+    return (await select(this.dataSource, SIGN_IN_READ, ['status', 'expires_at', 'expired'],
+      'SELECT status, expires_at < now() AS expired, expires_at FROM gateway.device_sign_in WHERE request_id = $1 AND poll_hash = $2', [requestId, pollHash]))[0];
   }
 
   /** A pending, unexpired request approved for this owner's new agent; false when it was not pending any more. */
   async approve(requestId: string, ownerId: string, agentId: string): Promise<boolean> {
-    return returnedRows(await this.dataSource.query(
+    return returnedRows<unknown>(await this.dataSource.query(
       `UPDATE gateway.device_sign_in SET status = 'approved', owner_id = $2, agent_id = $3, decided_at = now()
         WHERE request_id = $1 AND status = 'pending' AND expires_at >= now() RETURNING request_id`,
       [requestId, ownerId, agentId])).length > 0;
   }
 
   /** Marks an approved request collected by its device (once), in the caller's transaction; its agent and URL. */
-  async collect(tx: Pick<EntityManager, 'query'>, requestId: string, pollHash: string): Promise<Pick<DeviceSignInRow, 'agent_id' | 'slug'> & { agent_id: string } | undefined> {
-    return returnedRows<{ agent_id: string; slug: string }>(await tx.query(
+  async collect(tx: Pick<EntityManager, 'query'>, requestId: string, pollHash: string): Promise<{ agent_id: string; slug: string } | undefined> {
+    const [row] = await select(tx, DEVICE_SIGN_IN, ['agent_id', 'slug'],
       `UPDATE gateway.device_sign_in SET status = 'collected' WHERE request_id = $1 AND poll_hash = $2 AND status = 'approved' RETURNING agent_id, slug`,
-      [requestId, pollHash]))[0];
+      [requestId, pollHash]);
+    return row?.agent_id ? { agent_id: row.agent_id, slug: row.slug } : undefined;
   }
 
   /** The owner a live owner key (by its hash) belongs to. */
   async ownerOfKey(keyHash: string): Promise<string | undefined> {
-    return ((await this.dataSource.query('SELECT owner_id FROM gateway.owner_key WHERE secret_hash = $1 AND revoked_at IS NULL', [keyHash])) as { owner_id: string }[])[0]?.owner_id;
+    return (await select(this.dataSource, OWNER_KEY, ['owner_id'], 'SELECT owner_id FROM gateway.owner_key WHERE secret_hash = $1 AND revoked_at IS NULL', [keyHash]))[0]?.owner_id;
   }
 
   /** A new owner key (its hash only) of an existing owner; false when there is no such owner. */
   async insertOwnerKey(keyId: string, ownerId: string, keyHash: string): Promise<boolean> {
-    return returnedRows(await this.dataSource.query(
+    return returnedRows<unknown>(await this.dataSource.query(
       'INSERT INTO gateway.owner_key (key_id, owner_id, secret_hash) SELECT $1, owner_id, $3 FROM gateway.owner WHERE owner_id = $2 RETURNING key_id',
       [keyId, ownerId, keyHash])).length > 0;
   }
