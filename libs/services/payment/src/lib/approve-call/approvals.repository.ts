@@ -1,22 +1,23 @@
 import { type DataSource, type EntityManager } from 'typeorm';
-import { returnedRows } from '@tollgate/persistence';
+import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
 
-/** One row of `payment.approval`: an owner's decision on one call above the agent's approval threshold. */
-export interface ApprovalRow {
-  approval_id: string;
-  owner_id: string;
-  agent_id: string;
-  tool_id: string;
-  arguments_hash: string;
-  operation_key: string | null;
-  amount_minor: string;
-  asset: string;
-  status: 'pending' | 'approved' | 'denied' | 'used';
-  decided_by: string | null;
-  decided_at: Date | null;
-  used_by_intent: string | null;
-  created_at: Date;
-}
+/** `payment.approval`: an owner's decision on one call above the agent's approval threshold. */
+export const APPROVAL = defineTable('payment.approval', {
+  approval_id: col.uuid().required(),
+  owner_id: col.text().required(),
+  agent_id: col.text().required(),
+  tool_id: col.text().required(),
+  arguments_hash: col.text().required(),
+  operation_key: col.text().nullable(),
+  amount_minor: col.bigint().required(),
+  asset: col.text().required(),
+  status: col.text<'pending' | 'approved' | 'denied' | 'used'>().required(),
+  decided_by: col.text().nullable(),
+  decided_at: col.timestamptz().nullable(),
+  used_by_intent: col.uuid().nullable(),
+  created_at: col.timestamptz().required(),
+});
+export type ApprovalRow = RowOf<typeof APPROVAL>;
 
 /** An approval as the admin API shows it. */
 export interface ApprovalView {
@@ -33,7 +34,7 @@ export const Approvals = {
    * `newId` — in one statement (the caller holds the agent's lock, so two calls cannot both open one).
    */
   async openRequest(m: EntityManager, newId: string, r: ApprovalRequest): Promise<string> {
-    const [row]: { approval_id: string }[] = await m.query(
+    const [row] = await select(m, APPROVAL, ['approval_id'],
       `WITH open AS (SELECT approval_id FROM payment.approval
                       WHERE agent_id = $3 AND tool_id = $4 AND arguments_hash = $5 AND COALESCE(operation_key, '') = COALESCE($6, '') AND status = 'pending'),
             created AS (INSERT INTO payment.approval (approval_id, owner_id, agent_id, tool_id, arguments_hash, operation_key, amount_minor, asset)
@@ -46,17 +47,19 @@ export const Approvals = {
 
   /** The admin list: one owner's or everyone's, one status or `all`, oldest first. */
   async list(ds: DataSource, filter: { ownerId?: string; status: string }): Promise<ApprovalView[]> {
-    return ds.query(
-      `SELECT approval_id AS "approvalId", owner_id AS "ownerId", agent_id AS "agentId", tool_id AS "toolId", operation_key AS "operationKey",
-              json_build_object('amountMinor', amount_minor::text, 'asset', asset) AS amount, status, decided_by AS "decidedBy", decided_at AS "decidedAt", created_at AS "createdAt"
+    const rows = await select(ds, APPROVAL, ['approval_id', 'owner_id', 'agent_id', 'tool_id', 'operation_key', 'amount_minor', 'asset', 'status', 'decided_by', 'decided_at', 'created_at'],
+      `SELECT approval_id, owner_id, agent_id, tool_id, operation_key, amount_minor, asset, status, decided_by, decided_at, created_at
          FROM payment.approval WHERE ($1::text IS NULL OR owner_id = $1) AND ($2 = 'all' OR status = $2) ORDER BY created_at`,
-      [filter.ownerId ?? null, filter.status],
-    );
+      [filter.ownerId ?? null, filter.status]);
+    return rows.map((r) => ({
+      approvalId: r.approval_id, ownerId: r.owner_id, agentId: r.agent_id, toolId: r.tool_id, operationKey: r.operation_key,
+      amount: { amountMinor: r.amount_minor, asset: r.asset }, status: r.status, decidedBy: r.decided_by, decidedAt: r.decided_at, createdAt: r.created_at,
+    }));
   },
 
   /** The owner's decision on a pending request; false when no pending request has this id. */
   async decide(ds: DataSource, approvalId: string, status: 'approved' | 'denied', by: string): Promise<boolean> {
-    const rows = returnedRows(await ds.query(
+    const rows = returnedRows<unknown>(await ds.query(
       `UPDATE payment.approval SET status = $2, decided_by = $3, decided_at = now() WHERE approval_id = $1 AND status = 'pending' RETURNING approval_id`,
       [approvalId, status, by],
     ));

@@ -1,10 +1,21 @@
 import { type EntityManager } from 'typeorm';
+import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
 
 /** `payment.deposit`: one row per credit to a wallet, unique by its external reference (a bank transfer, an x402 payment). */
-export interface DepositRow {
-  deposit_id: string; reference: string; owner_id: string; source: 'admin' | 'x402'; amount_minor: string; asset: string;
-  created_at: Date; charged_back_at: Date | null;
-}
+export const DEPOSIT = defineTable('payment.deposit', {
+  deposit_id: col.uuid().required(),
+  reference: col.text().required(),
+  owner_id: col.text().required(),
+  source: col.text<'admin' | 'x402'>().required(),
+  amount_minor: col.bigint().required(),
+  asset: col.text().required(),
+  charged_back_at: col.timestamptz().nullable(),
+  created_at: col.timestamptz().required(),
+});
+export type DepositRow = RowOf<typeof DEPOSIT>;
+
+/** `payment.balance`: each account's balance per asset (the double-entry store keeps it). */
+export const BALANCE = defineTable('payment.balance', { account: col.text().required(), asset: col.text().required(), balance: col.bigint().required() });
 
 type Executor = Pick<EntityManager, 'query'>;
 
@@ -15,20 +26,20 @@ export const Deposits = {
    * statements on purpose: after a concurrent insert of the same reference commits, only a new statement sees it.
    */
   async record(m: Executor, d: Pick<DepositRow, 'deposit_id' | 'reference' | 'owner_id' | 'source' | 'amount_minor' | 'asset'>): Promise<{ depositId: string; fresh: boolean }> {
-    const inserted = (await m.query(
+    const inserted = await select(m, DEPOSIT, ['deposit_id'],
       `INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (reference) DO NOTHING RETURNING deposit_id`,
-      [d.deposit_id, d.reference, d.owner_id, d.source, d.amount_minor, d.asset])) as Pick<DepositRow, 'deposit_id'>[];
+      [d.deposit_id, d.reference, d.owner_id, d.source, d.amount_minor, d.asset]);
     if (inserted.length > 0) return { depositId: inserted[0]!.deposit_id, fresh: true };
-    const [prior] = (await m.query('SELECT deposit_id FROM payment.deposit WHERE reference = $1', [d.reference])) as Pick<DepositRow, 'deposit_id'>[];
+    const [prior] = await select(m, DEPOSIT, ['deposit_id'], 'SELECT deposit_id FROM payment.deposit WHERE reference = $1', [d.reference]);
     return { depositId: prior!.deposit_id, fresh: false };
   },
 
   /** The deposit under this reference, locked for a chargeback. */
   async lockByReference(m: Executor, reference: string): Promise<Pick<DepositRow, 'owner_id' | 'amount_minor' | 'asset' | 'charged_back_at'> | undefined> {
-    const rows = (await m.query('SELECT owner_id, amount_minor, asset, charged_back_at FROM payment.deposit WHERE reference = $1 FOR UPDATE', [reference])) as
-      Pick<DepositRow, 'owner_id' | 'amount_minor' | 'asset' | 'charged_back_at'>[];
-    return rows[0];
+    const [row] = await select(m, DEPOSIT, ['owner_id', 'amount_minor', 'asset', 'charged_back_at'],
+      'SELECT owner_id, amount_minor, asset, charged_back_at FROM payment.deposit WHERE reference = $1 FOR UPDATE', [reference]);
+    return row;
   },
 
   async markChargedBack(m: Executor, reference: string): Promise<void> {
@@ -37,6 +48,6 @@ export const Deposits = {
 
   /** The balances of these accounts (`payment.balance`), by asset. */
   async balances(db: Executor, accounts: readonly string[]): Promise<{ account: string; asset: string; balance: string }[]> {
-    return (await db.query('SELECT account, asset, balance FROM payment.balance WHERE account = ANY($1) ORDER BY asset', [accounts])) as { account: string; asset: string; balance: string }[];
+    return select(db, BALANCE, ['account', 'asset', 'balance'], 'SELECT account, asset, balance FROM payment.balance WHERE account = ANY($1) ORDER BY asset', [accounts]);
   },
 };

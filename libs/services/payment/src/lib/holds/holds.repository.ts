@@ -22,33 +22,38 @@ export const HOLD = defineTable('payment.hold', {
 });
 export type HoldRow = RowOf<typeof HOLD>;
 
+/** Whether an owner has a wallet in an asset, and what is available in it. */
+const WALLET = defineTable('(wallet)', { has_wallet: col.boolean().required(), available: col.bigint().required() });
+
 /** A hold locked for its end, with what its owner owed then (the debt row locked too: the posting that follows repays it). */
 const LOCKED_HOLD = defineTable('(locked hold)', { ...HOLD.columns, debt: col.bigint().nullable() });
 
-/** One row of `payment.charge`: payment's decision on one CallRequested (held or rejected, with the refusal's code). */
-export interface ChargeRow {
-  intent_id: string;
-  owner_id: string;
-  agent_id: string;
-  tool_id: string;
-  arguments_hash: string;
-  amount_minor: string;
-  asset: string;
-  free: boolean;
-  outcome: 'held' | 'rejected';
-  code: string | null;
-  created_at: Date;
-}
+/** `payment.charge`: payment's decision on one CallRequested, written once (held or rejected, with the refusal's code). */
+export const CHARGE = defineTable('payment.charge', {
+  intent_id: col.uuid().required(),
+  owner_id: col.text().required(),
+  agent_id: col.text().required(),
+  tool_id: col.text().required(),
+  arguments_hash: col.text().required(),
+  amount_minor: col.bigint().required(),
+  asset: col.text().required(),
+  free: col.boolean().required(),
+  outcome: col.text<'held' | 'rejected'>().required(),
+  code: col.text().nullable(),
+  created_at: col.timestamptz().required(),
+});
+export type ChargeRow = RowOf<typeof CHARGE>;
 
-/** One row of `payment.spend_counter`: an agent's calls and spend in one bucket (a day, a week, a month, a minute, a tool's free calls of a day). */
-export interface SpendCounterRow {
-  agent_id: string;
-  kind: CounterKind;
-  bucket: Date;
-  key: string;
-  calls: number;
-  amount: string;
-}
+/** `payment.spend_counter`: an agent's calls and spend in one bucket (a day, a week, a month, a minute, a tool's free calls of a day). */
+export const SPEND_COUNTER = defineTable('payment.spend_counter', {
+  agent_id: col.text().required(),
+  kind: col.text<CounterKind>().required(),
+  bucket: col.timestamptz().required(),
+  key: col.text().required(),
+  calls: col.integer().required(),
+  amount: col.bigint().required(),
+});
+export type SpendCounterRow = RowOf<typeof SPEND_COUNTER>;
 
 export type NewCharge = Omit<ChargeRow, 'created_at' | 'code'> & { code?: string };
 
@@ -74,7 +79,7 @@ export const Holds = {
 
   /** Whether the owner ever had a wallet in this asset (a deposit), and what is available in it now. */
   async walletOf(m: EntityManager, ownerId: string, asset: string): Promise<{ hasWallet: boolean; available: bigint }> {
-    const [r]: { has_wallet: boolean; available: string }[] = await m.query(
+    const [r] = await select(m, WALLET, ['has_wallet', 'available'],
       `SELECT EXISTS (SELECT 1 FROM payment.deposit WHERE owner_id = $1 AND asset = $2) AS has_wallet,
               COALESCE((SELECT balance FROM payment.balance WHERE account = $3 AND asset = $2), 0) AS available`,
       [ownerId, asset, accountKey({ kind: 'available', ownerId })],

@@ -1,17 +1,7 @@
 import { type EntityManager } from 'typeorm';
 import { type AgentSpendPolicy } from '@tollgate/accounting';
-
-/** One row of `payment.spend_policy`: what an owner allows one agent to spend. */
-export interface SpendPolicyRow {
-  owner_id: string;
-  agent_id: string;
-  paused: boolean;
-  spend_limit_minor: string | null;
-  period: AgentSpendPolicy['period'];
-  approval_threshold_minor: string | null;
-  asset: string;
-  updated_at: Date;
-}
+import { col, defineTable, select } from '@tollgate/persistence';
+import { SPEND_POLICY } from '../spend-policy/spend-policies.repository';
 
 /** What one CallRequested asks about (the buckets are computed by the caller from one `now`). */
 export interface SpendQuestion {
@@ -46,16 +36,20 @@ export interface SpendFacts {
   decided: boolean;
 }
 
-interface FactsRow {
-  paused: boolean | null; spend_limit_minor: string | null; period: AgentSpendPolicy['period'] | null; approval_threshold_minor: string | null;
-  spent_period: string; calls_minute: string; calls_prev: string; spent_minute: string; spent_prev: string; free_today: string;
-  same_request: string; approved: boolean; debt: string; decided: boolean;
-}
+/** The one row of the facts statement: the agent's policy (null columns: none set) and the counts beside it. */
+const FACTS = defineTable('(spend facts)', {
+  paused: col.boolean().nullable(), spend_limit_minor: SPEND_POLICY.columns.spend_limit_minor,
+  period: col.text<AgentSpendPolicy['period']>().nullable(), approval_threshold_minor: SPEND_POLICY.columns.approval_threshold_minor,
+  spent_period: col.bigint().required(), calls_minute: col.integer().required(), calls_prev: col.integer().required(), spent_minute: col.bigint().required(),
+  spent_prev: col.bigint().required(), free_today: col.integer().required(), same_request: col.bigint().required(), approved: col.boolean().required(),
+  debt: col.bigint().required(), decided: col.boolean().required(),
+});
+const FACT_COLUMNS = Object.keys(FACTS.columns) as (keyof typeof FACTS.columns)[];
 
 /** The read behind payment's spend decision, over `payment.spend_policy`, `spend_counter`, `charge`, `approval` and `balance`. */
 export const SpendFactsRepository = {
   async load(m: EntityManager, q: SpendQuestion): Promise<SpendFacts> {
-    const [f]: FactsRow[] = await m.query(
+    const [f] = await select(m, FACTS, FACT_COLUMNS,
       `WITH p AS (SELECT paused, spend_limit_minor, period, approval_threshold_minor FROM payment.spend_policy WHERE owner_id = $4 AND agent_id = $1),
             c AS (SELECT kind, calls, amount, bucket FROM payment.spend_counter
                    WHERE agent_id = $1 AND ((key = $5 AND ((kind = 'day' AND bucket = $12) OR (kind = 'week' AND bucket = $13) OR (kind = 'month' AND bucket = $14)

@@ -1,13 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { type AgentSpendPolicy } from '@tollgate/accounting';
+import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
 import { PAYMENT } from '../payment.constants';
 
 /** `payment.spend_policy`: an owner's rules for one of its agents (one row per owner and agent). */
-export interface SpendPolicyRow {
-  owner_id: string; agent_id: string; paused: boolean; spend_limit_minor: string | null; period: 'day' | 'week' | 'month';
-  approval_threshold_minor: string | null; asset: string; updated_at: Date;
-}
+export const SPEND_POLICY = defineTable('payment.spend_policy', {
+  owner_id: col.text().required(),
+  agent_id: col.text().required(),
+  paused: col.boolean().required(),
+  spend_limit_minor: col.bigint().nullable(),
+  period: col.text<AgentSpendPolicy['period']>().required(),
+  approval_threshold_minor: col.bigint().nullable(),
+  asset: col.text().required(),
+  updated_at: col.timestamptz().required(),
+});
+export type SpendPolicyRow = RowOf<typeof SPEND_POLICY>;
 
 export type SpendPolicyFields = Pick<SpendPolicyRow, 'paused' | 'spend_limit_minor' | 'period' | 'approval_threshold_minor' | 'asset'>;
 
@@ -29,7 +38,8 @@ export class SpendPoliciesRepository {
 
   /** The agent's policy, if one was set. */
   async find(ownerId: string, agentId: string): Promise<SpendPolicyRow | undefined> {
-    const rows = (await this.dataSource.query('SELECT * FROM payment.spend_policy WHERE owner_id = $1 AND agent_id = $2', [ownerId, agentId])) as SpendPolicyRow[];
-    return rows[0];
+    const [row] = await select(this.dataSource, SPEND_POLICY, Object.keys(SPEND_POLICY.columns) as (keyof SpendPolicyRow)[],
+      'SELECT * FROM payment.spend_policy WHERE owner_id = $1 AND agent_id = $2', [ownerId, agentId]);
+    return row;
   }
 }
