@@ -1,10 +1,30 @@
 import { type EntityManager } from 'typeorm';
+import { col, defineTable, select } from '@tollgate/persistence';
 import { type ArchivedRow } from './hash-chain';
 
 /** One lock for the whole chain: archiving transactions take turns (positions and links must not race). */
 export const ARCHIVE_LOCK = 0x7a_c41e;
 
 /** `ledger.event_archive`: one row per consumed event, hash-chained by position (append-only). */
+export const EVENT_ARCHIVE = defineTable('ledger.event_archive', {
+  position: col.bigint().required(),
+  event_id: col.uuid().required(),
+  topic: col.text().required(),
+  type: col.text().required(),
+  key: col.text().required(),
+  occurred_at: col.timestamptz().required(),
+  event_text: col.text().required(),
+  prev_hash: col.text().required(),
+  hash: col.text().required(),
+  archived_at: col.timestamptz().required(),
+});
+
+/** The chain as read: positions as numbers (`::int` in the statement), and which events of a batch are archived already. */
+const CHAIN_READ = defineTable('(archive read)', {
+  ...EVENT_ARCHIVE.columns, position: col.integer().nullable(), hash: col.text().nullable(), archived: col.jsonb<string[]>().required(),
+});
+
+/** A row to append (positions and times as the archiver computed them). */
 export interface EventArchiveRow {
   position: number;
   event_id: string;
@@ -35,11 +55,10 @@ export class EventArchiveRepository {
 
   /** The chain's head, and which of these events are archived already (a redelivery), in one statement. */
   async head(m: Executor, eventIds: readonly string[]): Promise<{ position: number | null; hash: string | null; archived: string[] }> {
-    const [row] = (await m.query(
+    const [row] = await select(m, CHAIN_READ, ['position', 'hash', 'archived'],
       `SELECT (SELECT position FROM ledger.event_archive ORDER BY position DESC LIMIT 1)::int AS position,
               (SELECT hash FROM ledger.event_archive ORDER BY position DESC LIMIT 1) AS hash,
-              (SELECT coalesce(array_agg(event_id::text), '{}') FROM ledger.event_archive WHERE event_id = ANY($1::uuid[])) AS archived`,
-      [eventIds])) as { position: number | null; hash: string | null; archived: string[] }[];
+              (SELECT coalesce(jsonb_agg(event_id::text), '[]') FROM ledger.event_archive WHERE event_id = ANY($1::uuid[])) AS archived`, [eventIds]);
     return row!;
   }
 
@@ -54,16 +73,15 @@ export class EventArchiveRepository {
 
   /** A page of the chain after `position`, in position order (for verification). */
   async pageAfter(db: Executor, position: number, size: number): Promise<ArchivedRow[]> {
-    return (await db.query(
-      `SELECT position::int AS position, event_text AS "eventText", prev_hash AS "prevHash", hash FROM ledger.event_archive
-        WHERE position > $1 ORDER BY position LIMIT $2`, [position, size])) as ArchivedRow[];
+    const rows = await select(db, CHAIN_READ, ['position', 'event_text', 'prev_hash', 'hash'],
+      'SELECT position::int AS position, event_text, prev_hash, hash FROM ledger.event_archive WHERE position > $1 ORDER BY position LIMIT $2', [position, size]);
+    return rows.map((r) => ({ position: r.position!, eventText: r.event_text, prevHash: r.prev_hash, hash: r.hash! }));
   }
 
   /** One link of the chain, as ops shows it. */
   async linkAt(db: Executor, position: number): Promise<ArchiveLink | undefined> {
-    const rows = (await db.query(
-      `SELECT position::int AS position, event_id AS "eventId", topic, type, hash, prev_hash AS "prevHash", archived_at AS "archivedAt"
-         FROM ledger.event_archive WHERE position = $1`, [position])) as ArchiveLink[];
-    return rows[0];
+    const [r] = await select(db, CHAIN_READ, ['position', 'event_id', 'topic', 'type', 'hash', 'prev_hash', 'archived_at'],
+      'SELECT position::int AS position, event_id, topic, type, hash, prev_hash, archived_at FROM ledger.event_archive WHERE position = $1', [position]);
+    return r && { position: r.position!, eventId: r.event_id, topic: r.topic, type: r.type, hash: r.hash!, prevHash: r.prev_hash, archivedAt: r.archived_at };
   }
 }

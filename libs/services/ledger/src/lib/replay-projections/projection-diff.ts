@@ -1,4 +1,5 @@
 import { type EntityManager } from 'typeorm';
+import { col, defineTable, select } from '@tollgate/persistence';
 import { type ProjectionName, SHADOW, tablesOf } from './shadow-tables';
 
 /** One row that differs between the live projection and the rebuilt one (a hash is null where the row is missing). */
@@ -19,6 +20,11 @@ export interface ProjectionDiff {
   columns: ColumnDiff[];
 }
 
+/** A differing row as the comparison returns it: the key, and each side's columns as text (null: no row there). */
+const DIFF_ROW = defineTable('(projection diff)', {
+  k: col.text().required(), live: col.jsonb<Record<string, string | null>>().nullable(), rebuilt: col.jsonb<Record<string, string | null>>().nullable(),
+});
+
 /** At most this many differing rows are reported per table (the count beyond is what a repair would touch anyway). */
 export const MAX_DIFFS_PER_TABLE = 1000;
 
@@ -35,7 +41,7 @@ export async function diffProjections(m: EntityManager, projections: readonly Pr
     // Each side's rows: the key, a hash of the compared columns (the join stays cheap), and the columns as text.
     const side = (schema: string) => `SELECT row(${t.key.join(', ')})::text AS k, md5(row(${columns.join(', ')})::text) AS h,
         jsonb_build_object(${columns.map((c) => `'${c}', ${c}::text`).join(', ')}) AS j FROM ${schema}.${t.table}`;
-    const rows: { k: string; live: Record<string, string | null> | null; rebuilt: Record<string, string | null> | null }[] = await m.query(
+    const rows = await select(m, DIFF_ROW, ['k', 'live', 'rebuilt'],
       `SELECT k, l.j AS live, s.j AS rebuilt FROM (${side('ledger')}) l FULL JOIN (${side(SHADOW)}) s USING (k)
         WHERE l.h IS DISTINCT FROM s.h ORDER BY k LIMIT ${MAX_DIFFS_PER_TABLE}`);
     for (const r of rows) diffs.push({ projection: t.projection, table: t.table, key: r.k, live: r.live, rebuilt: r.rebuilt, columns: columnDiffs(columns, r.live, r.rebuilt) });
