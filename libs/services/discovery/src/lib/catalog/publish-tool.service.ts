@@ -1,16 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { returnedRows } from '@tollgate/persistence';
 import { CatalogToolChanged, type CatalogToolChangedPayload, digestOf } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { DISCOVERY_OUTBOX } from '../discovery.constants';
-import { catalogEventOf, type Listing, type ToolState } from './catalog-listing';
-
-interface VersionRow {
-  version: number; contract_hash: string; state: 'approved' | 'pending' | 'retired'; title: string | null; description: string;
-  input_schema: Record<string, unknown>; output_schema: Record<string, unknown> | null; annotations: Record<string, unknown> | null;
-  listing: Listing; provider_meta: Record<string, unknown> | null; note: string; created_at: Date; decided_at: Date | null;
-}
+import { catalogEventOf, type ToolState } from './catalog-listing';
+import { ToolStates } from './tool-state.repository';
 
 /**
  * Loads a tool's state and, when the event it yields differs from the last
@@ -22,21 +16,9 @@ export class PublishToolService {
   constructor(@Inject(DISCOVERY_OUTBOX) private readonly outbox: OutboxWriter) {}
 
   async load(m: EntityManager, toolId: string): Promise<ToolState | undefined> {
-    const [tool]: { tool_id: string; name: string; status: 'active' | 'removed'; reviewed_at: Date | null; overrides: Listing }[] = await m.query(
-      'SELECT tool_id, name, status, reviewed_at, overrides FROM discovery.catalog_tool WHERE tool_id = $1',
-      [toolId],
-    );
-    if (!tool) return undefined;
-    const versions: VersionRow[] = await m.query('SELECT * FROM discovery.tool_version WHERE tool_id = $1 ORDER BY version', [toolId]);
-    const bindings: {
-      provider_id: string; upstream_tool_name: string; contract_hash: string; transport: 'http' | 'stdio'; endpoint: string | null;
-      command: string | null; args: string[] | null; health: 'healthy' | 'unhealthy'; defaults: Listing;
-    }[] = await m.query(
-      `SELECT b.provider_id, b.upstream_tool_name, b.contract_hash, p.transport, p.endpoint, p.command, p.args, p.health, p.defaults
-         FROM discovery.tool_binding b JOIN discovery.provider p ON p.provider_id = b.provider_id
-        WHERE b.tool_id = $1 AND b.removed_at IS NULL ORDER BY b.provider_id`,
-      [toolId],
-    );
+    const loaded = await ToolStates.load(m, toolId);
+    if (!loaded) return undefined;
+    const { tool, versions, bindings } = loaded;
     return {
       toolId: tool.tool_id,
       name: tool.name,
@@ -63,12 +45,7 @@ export class PublishToolService {
     if (!state) return undefined;
     const event = catalogEventOf(state);
     const digest = digestOf(event);
-    const rows = returnedRows(await m.query(
-      `UPDATE discovery.catalog_tool SET published_digest = $2, updated_at = now()
-        WHERE tool_id = $1 AND published_digest IS DISTINCT FROM $2 RETURNING tool_id`,
-      [toolId, digest],
-    ));
-    if (rows.length > 0) await this.outbox.append(m, CatalogToolChanged, event);
+    if (await ToolStates.markPublished(m, toolId, digest)) await this.outbox.append(m, CatalogToolChanged, event);
     return event;
   }
 }

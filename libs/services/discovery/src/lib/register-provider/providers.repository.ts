@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { select } from '@tollgate/persistence';
+import { PROVIDER, PROVIDER_COLUMNS, type ProviderRow } from '../catalog/catalog-tables';
 import { DISCOVERY } from '../discovery.constants';
-import { type SyncReport } from '../sync-provider/sync-report';
 
-/** `discovery.provider`: one row per upstream MCP server, how to reach it and how its last sync went. */
-export interface ProviderRow {
-  provider_id: string; transport: 'http' | 'stdio'; endpoint: string | null; command: string | null; args: string[] | null;
-  defaults: object; health: string; last_synced_at: Date | null; last_sync_error: string | null; last_sync_report: SyncReport | null;
-}
+export { type ProviderRow } from '../catalog/catalog-tables';
 
 export type ProviderConnection = Pick<ProviderRow, 'provider_id' | 'transport' | 'endpoint' | 'command' | 'args' | 'defaults'>;
 
@@ -29,6 +26,6 @@ export class ProvidersRepository {
 
   /** Every provider, by id. */
   async all(): Promise<ProviderRow[]> {
-    return (await this.dataSource.query('SELECT * FROM discovery.provider ORDER BY provider_id')) as ProviderRow[];
+    return select(this.dataSource, PROVIDER, PROVIDER_COLUMNS, 'SELECT * FROM discovery.provider ORDER BY provider_id');
   }
 }

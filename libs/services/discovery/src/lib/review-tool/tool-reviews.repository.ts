@@ -1,5 +1,6 @@
 import { type EntityManager } from 'typeorm';
-import { returnedRows } from '@tollgate/persistence';
+import { returnedRows, select } from '@tollgate/persistence';
+import { CATALOG_TOOL, TOOL_VERSION } from '../catalog/catalog-tables';
 
 type Executor = Pick<EntityManager, 'query'>;
 
@@ -7,13 +8,11 @@ type Executor = Pick<EntityManager, 'query'>;
 export const ToolReviews = {
   /** The tool's version in force, its row locked for the review; undefined when there is no such tool. */
   async lockTool(m: Executor, toolId: string): Promise<{ current_version: number } | undefined> {
-    const rows = (await m.query('SELECT current_version FROM discovery.catalog_tool WHERE tool_id = $1 FOR UPDATE', [toolId])) as { current_version: number }[];
-    return rows[0];
+    return (await select(m, CATALOG_TOOL, ['current_version'], 'SELECT current_version FROM discovery.catalog_tool WHERE tool_id = $1 FOR UPDATE', [toolId]))[0];
   },
 
   async versionState(m: Executor, toolId: string, version: number): Promise<string | undefined> {
-    const rows = (await m.query('SELECT state FROM discovery.tool_version WHERE tool_id = $1 AND version = $2', [toolId, version])) as { state: string }[];
-    return rows[0]?.state;
+    return (await select(m, TOOL_VERSION, ['state'], 'SELECT state FROM discovery.tool_version WHERE tool_id = $1 AND version = $2', [toolId, version]))[0]?.state;
   },
 
   /**
@@ -29,7 +28,7 @@ export const ToolReviews = {
 
   /** Listing overrides merged into the tool's, and its review mark set or cleared (`reviewed` null: unchanged); false when no such tool. */
   async updateListing(m: Executor, toolId: string, overrides: object, reviewed: boolean | null): Promise<boolean> {
-    const rows = returnedRows(await m.query(
+    const rows = returnedRows<unknown>(await m.query(
       `UPDATE discovery.catalog_tool SET overrides = overrides || $2::jsonb,
          reviewed_at = CASE WHEN $3::boolean IS NULL THEN reviewed_at WHEN $3 THEN now() ELSE NULL END
        WHERE tool_id = $1 RETURNING tool_id`,

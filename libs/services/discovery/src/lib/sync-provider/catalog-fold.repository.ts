@@ -1,7 +1,6 @@
-import { type Tool } from '@modelcontextprotocol/client';
 import { type EntityManager } from 'typeorm';
-import { returnedRows } from '@tollgate/persistence';
-import { type ProviderRow } from '../register-provider/providers.repository';
+import { col, defineTable, select } from '@tollgate/persistence';
+import { CATALOG_TOOL, PROVIDER, PROVIDER_COLUMNS, type ProviderRow, TOOL_BINDING, TOOL_VERSION, type ToolVersionRow } from '../catalog/catalog-tables';
 
 type Executor = Pick<EntityManager, 'query'>;
 
@@ -11,14 +10,14 @@ export type DescriptiveFields = [title: string | null, description: string, list
 export type ContractFields = [inputSchema: string, outputSchema: string | null, annotations: string | null];
 
 /** The approved version's contract, to name what a new listing changes. */
-export interface ApprovedContract {
-  version: number; input_schema: Tool['inputSchema']; output_schema: Tool['outputSchema'] | null; annotations: Tool['annotations'] | null;
-}
+export type ApprovedContract = Pick<ToolVersionRow, 'version' | 'input_schema' | 'output_schema' | 'annotations'>;
+
+const NEXT = defineTable('(next version)', { next: col.integer().required() });
 
 /** The statements of a provider sync: folding its listing into `discovery.catalog_tool`, `tool_version` and `tool_binding`. */
 export const CatalogFold = {
   async provider(db: Executor, providerId: string): Promise<ProviderRow | undefined> {
-    return ((await db.query('SELECT * FROM discovery.provider WHERE provider_id = $1', [providerId])) as ProviderRow[])[0];
+    return (await select(db, PROVIDER, PROVIDER_COLUMNS, 'SELECT * FROM discovery.provider WHERE provider_id = $1', [providerId]))[0];
   },
 
   async markUnhealthy(m: Executor, providerId: string, error: string, report: object): Promise<void> {
@@ -33,7 +32,7 @@ export const CatalogFold = {
 
   /** Drops the provider's bindings of tools it no longer lists; the tools they were bindings of. */
   async dropUnlisted(m: Executor, providerId: string, listed: readonly string[]): Promise<string[]> {
-    return returnedRows<{ tool_id: string }>(await m.query(
+    return (await select(m, TOOL_BINDING, ['tool_id'],
       `UPDATE discovery.tool_binding SET removed_at = now(), updated_at = now()
         WHERE provider_id = $1 AND removed_at IS NULL AND NOT (upstream_tool_name = ANY($2)) RETURNING tool_id`,
       [providerId, listed])).map((r) => r.tool_id);
@@ -48,7 +47,7 @@ export const CatalogFold = {
 
   /** Whether the tool is in the catalog (its row locked for the fold). */
   async lockTool(m: Executor, toolId: string): Promise<boolean> {
-    return ((await m.query('SELECT tool_id FROM discovery.catalog_tool WHERE tool_id = $1 FOR UPDATE', [toolId])) as unknown[]).length > 0;
+    return (await select(m, CATALOG_TOOL, ['tool_id'], 'SELECT tool_id FROM discovery.catalog_tool WHERE tool_id = $1 FOR UPDATE', [toolId])).length > 0;
   },
 
   /** A new tool, its first version approved (registering the provider was the admin's decision). */
@@ -61,8 +60,8 @@ export const CatalogFold = {
   },
 
   /** The version with this contract, if the tool has one. */
-  async versionWithContract(m: Executor, toolId: string, contractHash: string): Promise<{ version: number; state: string } | undefined> {
-    return ((await m.query('SELECT version, state FROM discovery.tool_version WHERE tool_id = $1 AND contract_hash = $2', [toolId, contractHash])) as { version: number; state: string }[])[0];
+  async versionWithContract(m: Executor, toolId: string, contractHash: string): Promise<Pick<ToolVersionRow, 'version' | 'state'> | undefined> {
+    return (await select(m, TOOL_VERSION, ['version', 'state'], 'SELECT version, state FROM discovery.tool_version WHERE tool_id = $1 AND contract_hash = $2', [toolId, contractHash]))[0];
   },
 
   /** Same contract: descriptive fields (not part of the hash) follow the provider. */
@@ -71,12 +70,13 @@ export const CatalogFold = {
   },
 
   async approvedContract(m: Executor, toolId: string): Promise<ApprovedContract | undefined> {
-    return ((await m.query(`SELECT version, input_schema, output_schema, annotations FROM discovery.tool_version WHERE tool_id = $1 AND state = 'approved'`, [toolId])) as ApprovedContract[])[0];
+    return (await select(m, TOOL_VERSION, ['version', 'input_schema', 'output_schema', 'annotations'],
+      `SELECT version, input_schema, output_schema, annotations FROM discovery.tool_version WHERE tool_id = $1 AND state = 'approved'`, [toolId]))[0];
   },
 
   /** A changed contract as a new PENDING version (R3), numbered after the last; its number. */
   async insertPendingVersion(m: Executor, toolId: string, contractHash: string, fields: DescriptiveFields, contract: ContractFields, note: string): Promise<number> {
-    const [{ next }] = (await m.query('SELECT max(version) + 1 AS next FROM discovery.tool_version WHERE tool_id = $1', [toolId])) as { next: number }[];
+    const next = (await select(m, NEXT, ['next'], 'SELECT max(version) + 1 AS next FROM discovery.tool_version WHERE tool_id = $1', [toolId]))[0]!.next;
     await m.query(
       `INSERT INTO discovery.tool_version (tool_id, version, contract_hash, title, description, listing, provider_meta, input_schema, output_schema, annotations, state, note)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11)`,
@@ -98,6 +98,6 @@ export const CatalogFold = {
 
   /** The tools the provider is bound to now. */
   async boundTools(m: Executor, providerId: string): Promise<string[]> {
-    return ((await m.query('SELECT tool_id FROM discovery.tool_binding WHERE provider_id = $1 AND removed_at IS NULL', [providerId])) as { tool_id: string }[]).map((r) => r.tool_id);
+    return (await select(m, TOOL_BINDING, ['tool_id'], 'SELECT tool_id FROM discovery.tool_binding WHERE provider_id = $1 AND removed_at IS NULL', [providerId])).map((r) => r.tool_id);
   },
 };
