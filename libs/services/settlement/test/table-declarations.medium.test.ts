@@ -1,8 +1,9 @@
 /** Typed tables (medium tier): settlement's declarations match its migrations. */
 import { expectTablesAsMigrated } from '@tollgate/testing';
 import { VERIFICATION } from '../src/lib/record-call-fact/verification.repository';
+import { PAYOUT, SETTLEMENT_BALANCE } from '../src/lib/issue-payout/payouts.repository';
 import { settlementDataSourceOptions } from '../src/lib/settlement.datasource-options';
 
 jest.setTimeout(60_000);
 
-describe('settlement\'s tables', () => expectTablesAsMigrated('settle', settlementDataSourceOptions, [VERIFICATION]));
+describe('settlement\'s tables', () => expectTablesAsMigrated('settle', settlementDataSourceOptions, [VERIFICATION, PAYOUT, SETTLEMENT_BALANCE]));

@@ -1,15 +1,32 @@
 import { type EntityManager } from 'typeorm';
+import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
 
 /** `settlement.payout`: one payout of a provider's net for a period, per asset. */
-export interface PayoutRow {
-  payout_id: string; provider_id: string; period_start: Date; period_end: Date; asset: string; calls: number; gross_minor: string; fee_minor: string; net_minor: string;
-}
+export const PAYOUT = defineTable('settlement.payout', {
+  payout_id: col.uuid().required(),
+  provider_id: col.text().required(),
+  period_start: col.timestamptz().required(),
+  period_end: col.timestamptz().required(),
+  asset: col.text().required(),
+  calls: col.integer().required(),
+  gross_minor: col.bigint().required(),
+  fee_minor: col.bigint().required(),
+  net_minor: col.bigint().required(),
+  created_at: col.timestamptz().required(),
+});
+export type PayoutRow = Omit<RowOf<typeof PAYOUT>, 'created_at'>;
 
+/** `settlement.balance`: each settlement account's balance per asset. */
+export const SETTLEMENT_BALANCE = defineTable('settlement.balance', { account: col.text().required(), asset: col.text().required(), balance: col.bigint().required() });
+
+// Sums and counts come back as text (numeric and bigint): declared as such.
 /** Settled calls of a period not paid out yet, summed per asset. */
-export interface DueRow { asset: string; calls: string; gross: string; fees: string; net: string }
+const DUE = defineTable('(due)', { asset: col.text().required(), calls: col.bigint().required(), gross: col.bigint().required(), fees: col.bigint().required(), net: col.bigint().required() });
+export type DueRow = RowOf<typeof DUE>;
 
 /** One asset's line of a provider's statement. */
-export interface StatementLineRow { asset: string; calls: string; gross: string; fees: string; net: string; refund_calls: string; refunds: string; paid: string }
+const STATEMENT_LINE = defineTable('(statement line)', { ...DUE.columns, refund_calls: col.bigint().required(), refunds: col.bigint().required(), paid: col.bigint().required() });
+export type StatementLineRow = RowOf<typeof STATEMENT_LINE>;
 
 type Executor = Pick<EntityManager, 'query'>;
 
@@ -21,10 +38,10 @@ export const Payouts = {
   },
 
   async due(m: Executor, providerId: string, from: Date, to: Date): Promise<DueRow[]> {
-    return (await m.query(
+    return select(m, DUE, ['asset', 'calls', 'gross', 'fees', 'net'],
       `SELECT asset, count(*) AS calls, sum(amount_minor) AS gross, sum(fee_minor) AS fees, sum(net_minor) AS net FROM settlement.verification
         WHERE provider_id = $1 AND state = 'settled' AND payout_id IS NULL AND closed_at >= $2 AND closed_at < $3 GROUP BY asset ORDER BY asset`,
-      [providerId, from, to])) as DueRow[];
+      [providerId, from, to]);
   },
 
   /** Marks the period's unpaid settled calls in one asset as paid by this payout, and records the payout — one statement. */
@@ -39,7 +56,7 @@ export const Payouts = {
   },
 
   async statementLines(m: Executor, providerId: string, from: Date, to: Date): Promise<StatementLineRow[]> {
-    return (await m.query(
+    return select(m, STATEMENT_LINE, ['asset', 'calls', 'gross', 'fees', 'net', 'refund_calls', 'refunds', 'paid'],
       `SELECT asset,
               count(*) FILTER (WHERE state = 'settled') AS calls,
               COALESCE(sum(amount_minor) FILTER (WHERE state = 'settled'), 0) AS gross,
@@ -51,11 +68,11 @@ export const Payouts = {
          FROM settlement.verification
         WHERE provider_id = $1 AND state IN ('settled', 'refunded') AND closed_at >= $2 AND closed_at < $3 AND asset IS NOT NULL
         GROUP BY asset ORDER BY asset`,
-      [providerId, from, to])) as StatementLineRow[];
+      [providerId, from, to]);
   },
 
   /** A settlement account's balance per asset. */
   async balances(m: Executor, account: string): Promise<{ asset: string; balance: string }[]> {
-    return (await m.query('SELECT asset, balance FROM settlement.balance WHERE account = $1 ORDER BY asset', [account])) as { asset: string; balance: string }[];
+    return select(m, SETTLEMENT_BALANCE, ['asset', 'balance'], 'SELECT asset, balance FROM settlement.balance WHERE account = $1 ORDER BY asset', [account]);
   },
 };
