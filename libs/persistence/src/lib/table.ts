@@ -81,9 +81,14 @@ export function rowsOf<T extends Table<Record<string, Column>>, K extends keyof 
 
 /** Runs a statement and returns its rows, checked (see `rowsOf`). */
 export async function select<T extends Table<Record<string, Column>>, K extends keyof T['columns'] & string>(
-  m: Pick<EntityManager, 'query'>, table: T, names: readonly K[], sql: string, parameters: unknown[] = [],
+  m: { query(sql: string, parameters?: unknown[]): Promise<unknown> }, table: T, names: readonly K[], sql: string, parameters: unknown[] = [],
 ): Promise<Pick<RowOf<T>, K>[]> {
   return rowsOf(table, names, await m.query(sql, parameters));
+}
+
+/** One service's copy of a table every service has in its own schema (declared with `(service)` for the schema). */
+export function inSchema<T extends Table<Record<string, Column>>>(table: T, schema: string): T {
+  return { ...table, name: table.name.replace('(service)', schema) };
 }
 
 /** What the database holds for a table: each column's type and nullability (for the medium test against migrations). */

@@ -1,4 +1,6 @@
 /** Typed tables (medium tier): the gateway's declarations match its migrations. */
+import { INBOX_EVENT, OUTBOX_EVENT, PARKED_EVENT } from '@tollgate/messaging';
+import { inSchema } from '@tollgate/persistence';
 import { expectTablesAsMigrated } from '@tollgate/testing';
 import { CALL, OPERATION_KEY } from '../src/lib/calls/calls.repository';
 import { CREDENTIAL, MCP_URL } from '../src/lib/authenticate/identities.repository';
@@ -9,4 +11,6 @@ import { gatewayDataSourceOptions } from '../src/lib/gateway.datasource-options'
 
 jest.setTimeout(60_000);
 
-describe('the gateway\'s tables', () => expectTablesAsMigrated('gw', gatewayDataSourceOptions, [CALL, OPERATION_KEY, MCP_URL, CREDENTIAL, DEVICE_SIGN_IN, OWNER_KEY, CATALOG_TOOL, ACCESS_POLICY]));
+describe('the gateway\'s tables', () => expectTablesAsMigrated('gw', gatewayDataSourceOptions, [CALL, OPERATION_KEY, MCP_URL, CREDENTIAL, DEVICE_SIGN_IN, OWNER_KEY, CATALOG_TOOL, ACCESS_POLICY,
+  // The messaging kit's tables, as the gateway's migrations built its copy of them.
+  inSchema(OUTBOX_EVENT, 'gateway'), inSchema(INBOX_EVENT, 'gateway'), inSchema(PARKED_EVENT, 'gateway')]));

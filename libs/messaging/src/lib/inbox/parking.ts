@@ -1,6 +1,8 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Logger } from 'pino';
 import { ContractViolationError, DeadLetterParked, decodeEnvelope, type EventDefinition, type EventEnvelope } from '@tollgate/contracts';
+import { returnedRows, select } from '@tollgate/persistence';
+import { PARKED_EVENT, type ParkedEventRow } from '../messaging-tables';
 import { type DeliveredMessage } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { isTransientFailure, retryDelayMs } from './failure-policy';
@@ -19,8 +21,7 @@ export interface ParkingOptions {
   answerAttempts?: number;
 }
 
-interface ParkedKey { topic: string; partition: number; offset: string }
-interface ParkedValue extends ParkedKey { value: string }
+type ParkedKey = Pick<ParkedEventRow, 'topic' | 'partition' | 'offset'>;
 const PARKED_ROW = `consumer = $1 AND topic = $2 AND partition = $3 AND "offset" = $4`;
 
 /**
@@ -41,11 +42,11 @@ export class Parking {
     let parked = false;
     let wroteOutbox = false;
     await dataSource.transaction(async (manager) => {
-      parked = (await manager.query(
+      parked = returnedRows<unknown>(await manager.query(
         `INSERT INTO "${schema}".parked_event (consumer, topic, partition, "offset", event_id, key, value, reason, answer_due)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING 1`,
         [name, message.topic, message.partition, message.offset, envelope?.eventId ?? null, message.key, message.value, reasons.join('; ').slice(0, 4000), handler?.onParked !== undefined],
-      ) as unknown[]).length > 0;
+      )).length > 0;
       if (envelope) {
         await manager.query(`INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset") VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
           [name, envelope.eventId, message.topic, message.partition, message.offset]);
@@ -65,10 +66,9 @@ export class Parking {
   /** Answers parks whose answer a crash interrupted (due, neither given nor given up on). */
   async answersDue(handlerOf: (topic: string) => ParkableHandler | undefined): Promise<void> {
     const { dataSource, schema, name } = this.o;
-    const due = (await dataSource.query(
+    const due = await select(dataSource, PARKED_EVENT, ['topic', 'partition', 'offset', 'value'],
       `SELECT topic, partition, "offset", value FROM "${schema}".parked_event
-        WHERE consumer = $1 AND answer_due AND answered_at IS NULL AND answer_error IS NULL ORDER BY parked_at LIMIT 100`, [name],
-    )) as ParkedValue[];
+        WHERE consumer = $1 AND answer_due AND answered_at IS NULL AND answer_error IS NULL ORDER BY parked_at LIMIT 100`, [name]);
     for (const row of due) {
       const handler = handlerOf(row.topic);
       if (handler) await this.answer(handler, row);
@@ -102,9 +102,9 @@ export class Parking {
     const { dataSource, schema, name } = this.o;
     let wroteOutbox = false;
     await dataSource.transaction(async (manager) => {
-      const open = (await manager.query(
+      const open = returnedRows<unknown>(await manager.query(
         `SELECT 1 FROM "${schema}".parked_event WHERE ${PARKED_ROW} AND answered_at IS NULL FOR UPDATE SKIP LOCKED`, [name, row.topic, row.partition, row.offset],
-      )) as unknown[];
+      ));
       if (open.length === 0) return;
       await handler.onParked!({ ...readParked(handler.event, row.value), manager });
       await manager.query(`UPDATE "${schema}".parked_event SET answered_at = now(), answer_error = NULL WHERE ${PARKED_ROW}`, [name, row.topic, row.partition, row.offset]);
@@ -134,10 +134,9 @@ export class Parking {
     let claimed: ParkedRow | undefined;
     try {
       await dataSource.transaction(async (manager) => {
-        [claimed] = (await manager.query(
+        [claimed] = await select(manager, PARKED_EVENT, ['topic', 'partition', 'offset', 'key', 'value', 'answer_due', 'answered_at'],
           `SELECT topic, partition, "offset", key, value, answer_due, answered_at FROM "${schema}".parked_event
-            WHERE consumer = $1 AND redrive_requested_at IS NOT NULL AND resolved_at IS NULL ORDER BY parked_at LIMIT 1 FOR UPDATE SKIP LOCKED`, [name],
-        )) as ParkedRow[];
+            WHERE consumer = $1 AND redrive_requested_at IS NOT NULL AND resolved_at IS NULL ORDER BY parked_at LIMIT 1 FOR UPDATE SKIP LOCKED`, [name]);
         if (claimed) await this.applyParked(manager, claimed, handlerOf(claimed.topic), after);
       });
     } catch (error) {
@@ -164,16 +163,16 @@ export class Parking {
       if (!handler.redriveAfterAnswer) return;
     }
     const { envelope, payload } = decodeEnvelope(handler.event, r.value);
-    const fresh: unknown[] = await manager.query(
+    const fresh = returnedRows<unknown>(await manager.query(
       `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset") VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING 1`,
       [`${name}/redrive`, envelope.eventId, r.topic, r.partition, r.offset],
-    );
+    ));
     if (fresh.length > 0) await handler.handle({ payload, envelope, manager, afterCommit: (fn) => after.push(fn) });
     await manager.query(`UPDATE "${schema}".parked_event SET resolved_at = now(), redrive_requested_at = NULL WHERE ${PARKED_ROW}`, key);
   }
 }
 
-interface ParkedRow extends ParkedValue { key: string; answer_due: boolean; answered_at: Date | null }
+type ParkedRow = Pick<ParkedEventRow, 'topic' | 'partition' | 'offset' | 'key' | 'value' | 'answer_due' | 'answered_at'>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

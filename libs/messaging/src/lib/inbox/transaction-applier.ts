@@ -2,6 +2,8 @@ import { type EntityManager } from 'typeorm';
 import { type EventEnvelope } from '@tollgate/contracts';
 import { bindToActiveContext, eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
 import { type DeliveredMessage } from '../transport/event-transport';
+import { select } from '@tollgate/persistence';
+import { INBOX_EVENT } from '../messaging-tables';
 import { type BatchApplier, type BatchEvent, type EventHandler, intentIdOf } from './handler';
 
 /** A delivered message, decoded against its contract, with the handler it is for. */
@@ -38,11 +40,10 @@ export class TransactionApplier {
   /** Records the batch's events in the inbox; returns the ids not seen before (a redelivered one is already there). */
   private async recordInInbox(manager: EntityManager, items: readonly Decoded[]): Promise<string[]> {
     const { schema, name } = this.options;
-    const fresh: { event_id: string }[] = await manager.query(
+    const fresh = await select(manager, INBOX_EVENT, ['event_id'],
       `INSERT INTO "${schema}".inbox_event (consumer, event_id, topic, partition, "offset")
        SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::int[], $5::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
-      [name, items.map((i) => i.envelope.eventId), items.map((i) => i.message.topic), items.map((i) => i.message.partition), items.map((i) => i.message.offset)],
-    );
+      [name, items.map((i) => i.envelope.eventId), items.map((i) => i.message.topic), items.map((i) => i.message.partition), items.map((i) => i.message.offset)]);
     return fresh.map((r) => r.event_id);
   }
 

@@ -2,6 +2,8 @@ import { ChannelListener } from '@tollgate/persistence';
 import { type DataSource } from 'typeorm';
 import { type Logger } from 'pino';
 import { type EventTransport, type TransportMessage } from '../transport/event-transport';
+import { select } from '@tollgate/persistence';
+import { OUTBOX_EVENT } from '../messaging-tables';
 import { OUTBOX_CHANNEL } from './messaging-tables';
 
 export interface OutboxRelayOptions {
@@ -18,13 +20,6 @@ export interface OutboxRelayOptions {
   hooks?: { beforePublish?: (count: number) => Promise<void>; afterPublish?: (count: number) => Promise<void> };
 }
 
-interface OutboxRow {
-  id: string;
-  topic: string;
-  key: string;
-  envelope: unknown;
-  headers: Record<string, string> | null;
-}
 
 /**
  * Publishes committed outbox rows to the transport, oldest first.
@@ -107,11 +102,10 @@ export class OutboxRelay {
   private async drainBatch(): Promise<number> {
     const { dataSource, schema, transport } = this.options;
     return dataSource.transaction(async (manager) => {
-      const rows: OutboxRow[] = await manager.query(
+      const rows = await select(manager, OUTBOX_EVENT, ['id', 'topic', 'key', 'envelope', 'headers'],
         `SELECT id, topic, key, envelope, headers FROM "${schema}".outbox_event
           WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.options.batchSize ?? 200],
-      );
+        [this.options.batchSize ?? 200]);
       if (rows.length === 0) return 0;
       const messages: TransportMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: JSON.stringify(r.envelope), ...(r.headers ? { headers: r.headers } : {}) }));
       await this.options.hooks?.beforePublish?.(rows.length);

@@ -29,7 +29,7 @@ const BATCH = 5000;
 export async function deleteInBatches(db: Queryable, sql: string, parameters: unknown[]): Promise<number> {
   let total = 0;
   for (;;) {
-    const result = (await db.query(sql, [...parameters, BATCH])) as unknown[];
+    const result: unknown = await db.query(sql, [...parameters, BATCH]);
     const n = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
     total += n;
     if (n < BATCH) return total;

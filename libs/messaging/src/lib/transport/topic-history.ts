@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
+import { col, defineTable, select } from '@tollgate/persistence';
 import { type DeliveredMessage, type SqlExecutor } from './event-transport';
 
 /**
@@ -113,22 +114,28 @@ async function dropGroup(kafka: Kafka, groupId: string): Promise<void> {
   await admin.connect().then(() => admin.deleteGroups([groupId])).catch(() => undefined).finally(() => admin.disconnect());
 }
 
+/** The embedded log's events as a replay reads them (the position as text: a bigint), and a stretch of it. */
+const LOG_EVENT = defineTable('(eventlog.event, read)', {
+  offset: col.text().required(), topic: col.text().required(), key: col.text().required(), value: col.text().required(), headers: col.jsonb<Record<string, string>>().nullable(),
+});
+const LOG_RANGE = defineTable('(eventlog range)', { first: col.text().required(), last: col.text().required(), n: col.integer().required() });
+
 /** The embedded mode's log (schema `eventlog`), read in position order from a position or a time to its current end. */
 export async function readEventLogHistory(db: SqlExecutor, topics: readonly string[], from: HistoryStart = {}): Promise<TopicHistory> {
-  const [range] = (await db.query(
+  const [range] = await select(db, LOG_RANGE, ['first', 'last', 'n'],
     `SELECT COALESCE(min(id), 0)::text AS first, COALESCE(max(id), 0)::text AS last, count(*)::int AS n FROM eventlog.event
       WHERE topic = ANY($1::text[]) AND id >= $2 AND ($3::timestamptz IS NULL OR created_at >= $3)`,
-    [topics, from.offset ?? 0, from.time ?? null])) as { first: string; last: string; n: number }[];
-  return { total: range.n, batches: logBatches(db, topics, Number(range.first), Number(range.last), from.time) };
+    [topics, from.offset ?? 0, from.time ?? null]);
+  return { total: range!.n, batches: logBatches(db, topics, Number(range!.first), Number(range!.last), from.time) };
 }
 
 async function* logBatches(db: SqlExecutor, topics: readonly string[], first: number, last: number, time?: Date): AsyncGenerator<DeliveredMessage[]> {
   let after = first - 1;
   while (after < last) {
-    const rows = (await db.query(
+    const rows = await select(db, LOG_EVENT, ['offset', 'topic', 'key', 'value', 'headers'],
       `SELECT id::text AS offset, topic, key, value, headers FROM eventlog.event
         WHERE id > $1 AND id <= $2 AND topic = ANY($3::text[]) AND ($4::timestamptz IS NULL OR created_at >= $4) ORDER BY id LIMIT 5000`,
-      [after, last, topics, time ?? null])) as { offset: string; topic: string; key: string; value: string; headers: Record<string, string> | null }[];
+      [after, last, topics, time ?? null]);
     if (rows.length === 0) return;
     after = Number(rows.at(-1)!.offset);
     yield rows.map((r) => ({ topic: r.topic, partition: 0, offset: r.offset, key: r.key, value: r.value, headers: r.headers ?? {} }));

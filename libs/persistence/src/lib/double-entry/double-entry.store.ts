@@ -1,6 +1,11 @@
 import { type Entry, mayGoNegative } from '@tollgate/accounting';
 import { type EntityManager, type QueryRunner } from 'typeorm';
-import { returnedRows } from '../service-data-source';
+import { col, defineTable, select } from '../table';
+
+/** What the posting statement returns: whether the posting was recorded, and how many guarded debits went through. */
+const POSTED = defineTable('(posting result)', { recorded: col.integer().required(), debited: col.integer().required() });
+/** `<service>.balance`: each account's running balance per asset. */
+export const LEDGER_BALANCE = defineTable('(service).balance', { account: col.text().required(), asset: col.text().required(), balance: col.bigint().required() });
 
 /**
  * A service's share of the double-entry ledger in its own schema: `posting`
@@ -72,11 +77,11 @@ export async function applyPosting(manager: EntityManager, schema: string, posti
   const guarded = moves.filter(isGuarded);
   const rest = moves.filter((m) => !isGuarded(m));
   const gated = options.freshId === true && guarded.length === 1;
-  const [r] = returnedRows<{ recorded: number; debited: number }>(await manager.query(postingStatement(schema, gated), [
+  const [r] = await select(manager, POSTED, ['recorded', 'debited'], postingStatement(schema, gated), [
     postingId, kind, intentId ?? null,
     ordered.map((_, i) => i), ordered.map((e) => e.account), ordered.map((e) => e.asset), ordered.map((e) => e.amount.toString()),
     ...columns(guarded), ...columns(rest),
-  ]));
+  ]);
   if (gated && r!.recorded === 0) throw new InsufficientBalance(guarded[0]!.account, guarded[0]!.asset);
   if (r!.recorded === 0) return false;
   if (r!.debited < guarded.length) throw new InsufficientBalance(guarded[0]!.account, guarded[0]!.asset);
@@ -126,9 +131,7 @@ function postingStatement(schema: string, gated: boolean): string {
 }
 
 export async function balanceOf(manager: EntityManager, schema: string, account: string, asset: string, lock = false): Promise<bigint> {
-  const [row]: { balance: string }[] = await manager.query(
-    `SELECT balance FROM "${schema}".balance WHERE account = $1 AND asset = $2${lock ? ' FOR UPDATE' : ''}`,
-    [account, asset],
-  );
+  const [row] = await select(manager, LEDGER_BALANCE, ['balance'],
+    `SELECT balance FROM "${schema}".balance WHERE account = $1 AND asset = $2${lock ? ' FOR UPDATE' : ''}`, [account, asset]);
   return BigInt(row?.balance ?? '0');
 }

@@ -1,5 +1,5 @@
 import { type EntityManager } from 'typeorm';
-import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
+import { col, defineTable, LEDGER_BALANCE, type RowOf, select } from '@tollgate/persistence';
 
 /** `payment.deposit`: one row per credit to a wallet, unique by its external reference (a bank transfer, an x402 payment). */
 export const DEPOSIT = defineTable('payment.deposit', {
@@ -13,9 +13,6 @@ export const DEPOSIT = defineTable('payment.deposit', {
   created_at: col.timestamptz().required(),
 });
 export type DepositRow = RowOf<typeof DEPOSIT>;
-
-/** `payment.balance`: each account's balance per asset (the double-entry store keeps it). */
-export const BALANCE = defineTable('payment.balance', { account: col.text().required(), asset: col.text().required(), balance: col.bigint().required() });
 
 type Executor = Pick<EntityManager, 'query'>;
 
@@ -48,6 +45,6 @@ export const Deposits = {
 
   /** The balances of these accounts (`payment.balance`), by asset. */
   async balances(db: Executor, accounts: readonly string[]): Promise<{ account: string; asset: string; balance: string }[]> {
-    return select(db, BALANCE, ['account', 'asset', 'balance'], 'SELECT account, asset, balance FROM payment.balance WHERE account = ANY($1) ORDER BY asset', [accounts]);
+    return select(db, LEDGER_BALANCE, ['account', 'asset', 'balance'], 'SELECT account, asset, balance FROM payment.balance WHERE account = ANY($1) ORDER BY asset', [accounts]);
   },
 };

@@ -1,5 +1,5 @@
 import { type EntityManager } from 'typeorm';
-import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
+import { col, defineTable, LEDGER_BALANCE, type RowOf, select } from '@tollgate/persistence';
 
 /** `settlement.payout`: one payout of a provider's net for a period, per asset. */
 export const PAYOUT = defineTable('settlement.payout', {
@@ -15,9 +15,6 @@ export const PAYOUT = defineTable('settlement.payout', {
   created_at: col.timestamptz().required(),
 });
 export type PayoutRow = Omit<RowOf<typeof PAYOUT>, 'created_at'>;
-
-/** `settlement.balance`: each settlement account's balance per asset. */
-export const SETTLEMENT_BALANCE = defineTable('settlement.balance', { account: col.text().required(), asset: col.text().required(), balance: col.bigint().required() });
 
 // Sums and counts come back as text (numeric and bigint): declared as such.
 /** Settled calls of a period not paid out yet, summed per asset. */
@@ -73,6 +70,6 @@ export const Payouts = {
 
   /** A settlement account's balance per asset. */
   async balances(m: Executor, account: string): Promise<{ asset: string; balance: string }[]> {
-    return select(m, SETTLEMENT_BALANCE, ['asset', 'balance'], 'SELECT asset, balance FROM settlement.balance WHERE account = $1 ORDER BY asset', [account]);
+    return select(m, LEDGER_BALANCE, ['asset', 'balance'], 'SELECT asset, balance FROM settlement.balance WHERE account = $1 ORDER BY asset', [account]);
   },
 };
