@@ -107,7 +107,7 @@ export class InboxConsumer {
       ...(this.options.lingerMs ? { lingerMs: this.options.lingerMs } : {}),
       ...(this.options.maxBatchSize ? { maxBatchSize: this.options.maxBatchSize } : {}),
       ...(this.options.deferrable ? { deferrable: this.options.deferrable } : {}),
-      ...(this.options.inline ? { applyInline: (messages: readonly DeliveredMessage[], manager: EntityManager) => this.applyInline(messages, manager) } : {}),
+      ...(this.options.inline ? { applyInline: (messages: readonly DeliveredMessage[], manager: EntityManager) => this.applyInline(messages, manager), inlineTopics: this.options.inline } : {}),
       handleBatch: (messages) => this.onBatch(messages),
     });
     this.scheduleRedrive();

@@ -61,12 +61,14 @@ export interface SubscribeOptions {
   /** Consecutive messages of one partition, in order (never empty). */
   handleBatch(messages: readonly DeliveredMessage[]): Promise<void>;
   /**
-   * Embedded mode's shared transaction: messages just appended by a transaction of this process, applied inside that
-   * very transaction (under a savepoint, so a failure undoes only this consumer's work). True when applied — the
-   * transport then does not hand them on again; false leaves them to the normal delivery. A transport whose log is
-   * elsewhere (Kafka) never calls it.
+   * Embedded mode's shared transaction: messages a transaction of this process appended, applied inside that very
+   * transaction right before it commits (under a savepoint, so a failure undoes only this consumer's work). True when
+   * applied — the transport then does not hand them on again; false leaves them to the normal delivery. A transport
+   * whose log is elsewhere (Kafka) never calls it. Only messages of `inlineTopics` are offered.
    */
   applyInline?(messages: readonly DeliveredMessage[], manager: EntityManager): Promise<boolean>;
+  /** The topics `applyInline` takes (the rest of a transaction's messages are handed on after commit as usual). */
+  inlineTopics?: readonly string[];
 }
 
 /** Adapts a one-message handler to `handleBatch` (tools and tests that do not need batches). */

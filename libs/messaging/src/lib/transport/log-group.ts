@@ -1,4 +1,3 @@
-import { type EntityManager } from 'typeorm';
 import { type DeliveredMessage, type SubscribeOptions } from './event-transport';
 import { isVisible, type LogSnapshot } from './log-snapshot';
 
@@ -95,19 +94,10 @@ export function newGroup(options: SubscribeOptions, start: LogSnapshot, batchSiz
 /** Handed-on transactions remembered as applied inside their producer; past this the memory is dropped (a re-delivery is absorbed). */
 const MAX_INLINE_REMEMBERED = 20_000;
 
-/**
- * Consumers on the critical path apply what was just appended inside the appending transaction (each under its own
- * savepoint): a paid call's request, hold and dispatch commit together, and so do its result, effect and answer.
- * What a group applied there is not handed on again after commit (`handOnTo`).
- */
-export async function applyInline(groups: Iterable<Group>, delivered: readonly DeliveredMessage[], manager: EntityManager): Promise<void> {
-  for (const g of [...groups]) {
-    if (!g.options.applyInline || g.stopped) continue;
-    const mine = delivered.filter((m) => g.topics.has(m.topic));
-    if (mine.length === 0 || !(await g.options.applyInline(mine, manager))) continue;
-    if (g.inlineApplied.size > MAX_INLINE_REMEMBERED) g.inlineApplied.clear(); // left by producers that rolled back
-    for (const m of mine) g.inlineApplied.add(m.offset);
-  }
+/** Marks messages a group applied inside their producer's transaction (`applyAtCommit`): they are not handed on again. */
+export function rememberInline(g: Group, applied: readonly DeliveredMessage[]): void {
+  if (g.inlineApplied.size > MAX_INLINE_REMEMBERED) g.inlineApplied.clear(); // left by producers that rolled back
+  for (const m of applied) g.inlineApplied.add(m.offset);
 }
 
 /**

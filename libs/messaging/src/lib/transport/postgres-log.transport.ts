@@ -6,8 +6,9 @@ import {
   type DeliveredMessage, type EventTransport, retryUntilStopped, type SqlExecutor, type SubscribeOptions, type Subscription, type TransportMessage,
 } from './event-transport';
 import { afterCommit } from './commit-hand-off';
+import { applyAtCommit } from './inline-at-commit';
 import { type LogSnapshot, parseSnapshot } from './log-snapshot';
-import { advance, applyInline, covers, deferralMs, type Group, handOnTo, type LogTiming, newGroup, nextReadInMs, readDue, sleep, wantRead } from './log-group';
+import { advance, covers, deferralMs, type Group, handOnTo, type LogTiming, newGroup, nextReadInMs, readDue, sleep, wantRead } from './log-group';
 import {
   APPEND, type AppendResult, appendParameters, CHANNEL, DDL, deliveredOf, LAG, type LogRow, MAX_DELIVERED, parseNotification, READ_FIRST, READ_IN_WINDOW, READ_PLAN_CACHE_MODE, startPosition, toDelivered,
 } from './postgres-log.sql';
@@ -110,7 +111,7 @@ export class PostgresLogTransport implements EventTransport {
     if (!runner?.isTransactionActive) return;
     this.awaitingCommit.set(BigInt(row.txid), Date.now());
     afterCommit(runner, () => this.handOn(row, messages));
-    await applyInline(this.groups.values(), deliveredOf(row, messages), executor as EntityManager);
+    applyAtCommit(runner, () => this.groups.values(), deliveredOf(row, messages));
   }
 
 
