@@ -47,8 +47,9 @@ describe('consumers on the critical path apply a transaction\'s appends at its c
         batches.push({ topics: events.map((e) => e.topic), seqs: events.map((e) => (e.payload as { seq: number }).seq) });
       }),
     });
-    await replier.start();
+    // The consumer of both subscribes first: it is still offered after the replier (fewer inline topics go first).
     await both.start();
+    await replier.start();
     afterAllStop.push(() => replier.stop(), () => both.stop());
   });
   const afterAllStop: (() => Promise<void>)[] = [];
