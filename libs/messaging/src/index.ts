@@ -14,4 +14,4 @@ export * from './lib/transport/consumer-lag';
 export * from './lib/transport/log-snapshot';
 export * from './lib/workflow/call-events';
 export * from './lib/workflow/call-workflow';
-export * from './lib/messaging-tables';
+export * from './lib/outbox/publish-after-commit';

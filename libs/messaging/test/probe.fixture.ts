@@ -2,7 +2,7 @@ import { IsInt, IsUUID, Min } from 'class-validator';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { defineEvent, type EventDefinition, type TopicName } from '@tollgate/contracts';
 import { migrate, serviceDataSourceOptions } from '@tollgate/persistence';
-import { addOutboxHeadersV3, addParkedAnswerV4, createMessagingTablesV1, createParkedEventTableV2, on, type EventHandler } from '../src';
+import { addOutboxHeadersV3, addOutboxLeaseV5, addParkedAnswerV4, createMessagingTablesV1, createParkedEventTableV2, on, type EventHandler } from '../src';
 
 /** A minimal event for exercising the backbone: which write (seq) it came from. */
 export class ProbePayload {
@@ -22,6 +22,7 @@ export function probeMigration(schema: string): new () => MigrationInterface {
       await createParkedEventTableV2(q, schema);
       await addOutboxHeadersV3(q, schema);
       await addParkedAnswerV4(q, schema);
+      await addOutboxLeaseV5(q, schema);
       // `times` counts applications per seq: anything but 1 means an event was applied twice.
       await q.query(`CREATE TABLE "${schema}".probe_applied (seq integer PRIMARY KEY, times integer NOT NULL DEFAULT 1)`);
     }

@@ -2,7 +2,7 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type Logger } from 'pino';
 import { ContractViolationError, DeadLetterParked, decodeEnvelope, type EventDefinition, type EventEnvelope } from '@tollgate/contracts';
 import { returnedRows, select } from '@tollgate/persistence';
-import { PARKED_EVENT, type ParkedEventRow } from '../messaging-tables';
+import { PARKED_EVENT, type ParkedEventRow } from '../outbox/messaging-tables';
 import { type DeliveredMessage } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { isTransientFailure, retryDelayMs } from './failure-policy';

@@ -3,7 +3,7 @@ import { type EventEnvelope } from '@tollgate/contracts';
 import { bindToActiveContext, eventAgeSeconds, eventHandleSeconds, inConsumerSpan, withLogContext } from '@tollgate/observability';
 import { type DeliveredMessage } from '../transport/event-transport';
 import { select } from '@tollgate/persistence';
-import { INBOX_EVENT } from '../messaging-tables';
+import { INBOX_EVENT } from '../outbox/messaging-tables';
 import { type BatchApplier, type BatchEvent, type EventHandler, intentIdOf } from './handler';
 
 /** A delivered message, decoded against its contract, with the handler it is for. */

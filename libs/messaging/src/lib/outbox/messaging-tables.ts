@@ -1,4 +1,5 @@
 import { type QueryRunner } from 'typeorm';
+import { col, defineTable, type RowOf } from '@tollgate/persistence';
 
 /**
  * The outbox and inbox tables every service keeps in its own schema. Called
@@ -90,3 +91,62 @@ export async function addParkedAnswerV4(q: QueryRunner, schema: string): Promise
 export async function dropParkedAnswerV4(q: QueryRunner, schema: string): Promise<void> {
   await q.query(`ALTER TABLE "${schema}".parked_event DROP COLUMN answer_due, DROP COLUMN answered_at, DROP COLUMN answer_error`);
 }
+
+/**
+ * Version 5: a row its writer publishes itself right after the commit is leased to it (`leased_until`): the relay
+ * leaves it alone until the lease runs out — then it is the relay's, so a writer that died before publishing loses
+ * nothing.
+ */
+export async function addOutboxLeaseV5(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`ALTER TABLE "${schema}".outbox_event ADD COLUMN leased_until timestamptz`);
+}
+
+export async function dropOutboxLeaseV5(q: QueryRunner, schema: string): Promise<void> {
+  await q.query(`ALTER TABLE "${schema}".outbox_event DROP COLUMN leased_until`);
+}
+
+// The tables as the repositories read them: declared once, with `(service)` for the schema (`inSchema` names one
+// service's copy for its medium test against the migrations).
+
+/** `<service>.outbox_event`: events appended with the state change that caused them, until the relay published them. */
+export const OUTBOX_EVENT = defineTable('(service).outbox_event', {
+  id: col.bigint().required(),
+  event_id: col.uuid().required(),
+  topic: col.text().required(),
+  key: col.text().required(),
+  envelope: col.jsonb<object>().required(),
+  created_at: col.timestamptz().required(),
+  published_at: col.timestamptz().nullable(),
+  headers: col.jsonb<Record<string, string>>().nullable(),
+  leased_until: col.timestamptz().nullable(),
+});
+export type OutboxEventRow = RowOf<typeof OUTBOX_EVENT>;
+
+/** `<service>.inbox_event`: each consumer's applied events (a redelivery finds its row and changes nothing). */
+export const INBOX_EVENT = defineTable('(service).inbox_event', {
+  consumer: col.text().required(),
+  event_id: col.uuid().required(),
+  topic: col.text().required(),
+  partition: col.integer().required(),
+  offset: col.text().required(),
+  applied_at: col.timestamptz().required(),
+});
+
+/** `<service>.parked_event`: messages a consumer could not apply, kept whole until re-driven (and answered, where due). */
+export const PARKED_EVENT = defineTable('(service).parked_event', {
+  consumer: col.text().required(),
+  topic: col.text().required(),
+  partition: col.integer().required(),
+  offset: col.text().required(),
+  event_id: col.uuid().nullable(),
+  key: col.text().required(),
+  value: col.text().required(),
+  reason: col.text().required(),
+  parked_at: col.timestamptz().required(),
+  redrive_requested_at: col.timestamptz().nullable(),
+  resolved_at: col.timestamptz().nullable(),
+  answer_due: col.boolean().required(),
+  answered_at: col.timestamptz().nullable(),
+  answer_error: col.text().nullable(),
+});
+export type ParkedEventRow = RowOf<typeof PARKED_EVENT>;

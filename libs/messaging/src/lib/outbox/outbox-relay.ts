@@ -3,8 +3,7 @@ import { type DataSource } from 'typeorm';
 import { type Logger } from 'pino';
 import { type EventTransport, type TransportMessage } from '../transport/event-transport';
 import { select } from '@tollgate/persistence';
-import { OUTBOX_EVENT } from '../messaging-tables';
-import { OUTBOX_CHANNEL } from './messaging-tables';
+import { OUTBOX_CHANNEL, OUTBOX_EVENT } from './messaging-tables';
 
 export interface OutboxRelayOptions {
   schema: string;
@@ -104,7 +103,7 @@ export class OutboxRelay {
     return dataSource.transaction(async (manager) => {
       const rows = await select(manager, OUTBOX_EVENT, ['id', 'topic', 'key', 'envelope', 'headers'],
         `SELECT id, topic, key, envelope, headers FROM "${schema}".outbox_event
-          WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+          WHERE published_at IS NULL AND (leased_until IS NULL OR leased_until < now()) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.options.batchSize ?? 200]);
       if (rows.length === 0) return 0;
       const messages: TransportMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: JSON.stringify(r.envelope), ...(r.headers ? { headers: r.headers } : {}) }));

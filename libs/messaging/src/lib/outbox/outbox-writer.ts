@@ -3,7 +3,10 @@ import { buildEnvelope, type BuildEnvelopeOptions, type EventDefinition, type Ev
 import { traceHeaders } from '@tollgate/observability';
 import { EVENT_TRANSPORT, type EventTransport } from '../transport/event-transport';
 import { rememberProduced } from '../inbox/decode-once';
-import { OUTBOX_CHANNEL } from './messaging-tables';
+import { isCallEventType } from '@tollgate/call-life';
+import { select } from '@tollgate/persistence';
+import { OUTBOX_CHANNEL, OUTBOX_EVENT } from './messaging-tables';
+import { OUTBOX_LEASE_MS, PublishAfterCommit } from './publish-after-commit';
 
 /** Set on a transaction's query runner once it wrote to the outbox table: only then has the relay anything to publish. */
 const OUTBOX_WRITTEN = 'tollgateOutboxWritten';
@@ -20,6 +23,7 @@ const OUTBOX_WRITTEN = 'tollgateOutboxWritten';
  */
 export class OutboxWriter {
   private readonly declared?: ReadonlySet<string>;
+  private readonly direct?: PublishAfterCommit;
 
   constructor(
     private readonly schema: string,
@@ -28,6 +32,7 @@ export class OutboxWriter {
   ) {
     const declaration = serviceEventsOf(producer);
     if (declaration) this.declared = new Set(declaration.emits.map((e) => e.topic));
+    if (transport && !transport.appendInTransaction) this.direct = new PublishAfterCommit(schema, transport);
   }
 
   async append<P extends object>(
@@ -53,6 +58,10 @@ export class OutboxWriter {
       rememberProduced(event, value);
       return envelope;
     }
+    if (this.direct && isCallEventType(event.type)) {
+      await this.appendLeased(manager, envelope, event.topic, headers);
+      return envelope;
+    }
     // One statement: the row, and the NOTIFY PostgreSQL delivers only when (and if) the transaction commits, which wakes the relay.
     await manager.query(
       `WITH ins AS (INSERT INTO "${this.schema}".outbox_event (event_id, topic, key, envelope, headers) VALUES ($1, $2, $3, $4, $7) RETURNING 1)
@@ -61,6 +70,19 @@ export class OutboxWriter {
     );
     manager.queryRunner.data = { ...(manager.queryRunner.data ?? {}), [OUTBOX_WRITTEN]: true };
     return envelope;
+  }
+
+  /**
+   * A call event, published by this process right after the commit (`PublishAfterCommit`): its row is leased, so the
+   * relay is neither woken nor reads it unless the publish fails or the process dies first. Only call events: their
+   * consumers fold them in any order (the call-life model), so a publish racing another commit's is harmless.
+   */
+  private async appendLeased(manager: EntityManager, envelope: EventEnvelope, topic: string, headers: Record<string, string> | undefined): Promise<void> {
+    const value = JSON.stringify(envelope);
+    const [row] = await select(manager, OUTBOX_EVENT, ['id'],
+      `INSERT INTO "${this.schema}".outbox_event (event_id, topic, key, envelope, headers, leased_until) VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond') RETURNING id`,
+      [envelope.eventId, topic, envelope.key, value, headers ? JSON.stringify(headers) : null, OUTBOX_LEASE_MS]);
+    this.direct!.register(manager.queryRunner!, row!.id, { topic, key: envelope.key, value, ...(headers ? { headers } : {}) });
   }
 
   /** Whether this transaction left rows for the relay (read before it is released). */

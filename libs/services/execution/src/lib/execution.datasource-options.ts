@@ -10,8 +10,9 @@ import { ExecutionOutboxHeaders1764840000000 } from './migrations/1764840000000-
 import { ExecutionDispatchedIndex1764900000000 } from './migrations/1764900000000-execution-dispatched-index.migration';
 import { ExecutionParkedAnswer1764930000000 } from './migrations/1764930000000-execution-parked-answer.migration';
 import { ExecutionAttemptsInTheModel1764950000000 } from './migrations/1764950000000-execution-attempts-in-the-model.migration';
+import { ExecutionOutboxLease1764960000000 } from './migrations/1764960000000-execution-outbox-lease.migration';
 
 export function executionDataSourceOptions(url: string): DataSourceOptions {
   return serviceDataSourceOptions({ name: EXECUTION, schema: EXECUTION, url, entities: [], migrations: [ExecutionInit1764680000000, ExecutionReconciliation1764730000000, ExecutionCallScope1764750000000, ExecutionParkedEvents1764770000000, ExecutionOutboxHeaders1764840000000, ExecutionCallLife1764860000000, ExecutionDispatchedIndex1764900000000, ExecutionParkedAnswer1764930000000,
-    ExecutionAttemptsInTheModel1764950000000] });
+    ExecutionAttemptsInTheModel1764950000000, ExecutionOutboxLease1764960000000] });
 }

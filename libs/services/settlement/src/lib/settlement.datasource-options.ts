@@ -9,7 +9,8 @@ import { SettlementCallLife1764860000000 } from './migrations/1764860000000-sett
 import { SettlementOutboxHeaders1764840000000 } from './migrations/1764840000000-settlement-outbox-headers.migration';
 import { SettlementParkedAnswer1764930000000 } from './migrations/1764930000000-settlement-parked-answer.migration';
 import { SettlementLifeEnds1764940000000 } from './migrations/1764940000000-settlement-life-ends.migration';
+import { SettlementOutboxLease1764960000000 } from './migrations/1764960000000-settlement-outbox-lease.migration';
 
 export function settlementDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: SETTLEMENT, schema: SETTLEMENT, url, entities: [], migrations: [SettlementInit1764680000000, SettlementLedger1764750000000, SettlementParkedEvents1764770000000, SettlementOutboxHeaders1764840000000, SettlementTraceContext1764850000000, SettlementCallLife1764860000000, SettlementParkedAnswer1764930000000, SettlementLifeEnds1764940000000] });
+  return serviceDataSourceOptions({ name: SETTLEMENT, schema: SETTLEMENT, url, entities: [], migrations: [SettlementInit1764680000000, SettlementLedger1764750000000, SettlementParkedEvents1764770000000, SettlementOutboxHeaders1764840000000, SettlementTraceContext1764850000000, SettlementCallLife1764860000000, SettlementParkedAnswer1764930000000, SettlementLifeEnds1764940000000, SettlementOutboxLease1764960000000] });
 }

@@ -1,0 +1,50 @@
+import { type DataSource, type QueryRunner } from 'typeorm';
+import { type EventTransport, type TransportMessage } from '../transport/event-transport';
+import { afterCommit } from '../transport/commit-hand-off';
+import { OUTBOX_CHANNEL } from './messaging-tables';
+
+/** How long a row published right after its commit is left to its writer before the relay takes it (a writer that died). */
+export const OUTBOX_LEASE_MS = 5_000;
+
+/** A leased outbox row, waiting for its transaction's commit. */
+interface Leased { id: string; message: TransportMessage }
+
+/**
+ * Publishes outbox rows right after their transaction commits, from the process that wrote them: no relay wake-up,
+ * no read of the outbox, one UPDATE to mark them. Rows stay leased to the writer (`leased_until`) until then; if the
+ * publish fails, the lease is dropped and the relay told at once, and if the process dies, the lease runs out and the
+ * relay publishes them — so nothing is lost, and a duplicate is absorbed by the consumers' inboxes (at-least-once).
+ * The rows of one commit are published together: each `afterCommit` queues its row, and the first schedules one flush.
+ */
+export class PublishAfterCommit {
+  private queue: Leased[] = [];
+  private flushing?: DataSource;
+
+  constructor(private readonly schema: string, private readonly transport: EventTransport) {}
+
+  /** Publishes this row once `runner`'s transaction commits (nothing if it rolls back, or its savepoint does). */
+  register(runner: QueryRunner, id: string, message: TransportMessage): void {
+    afterCommit(runner, () => {
+      this.queue.push({ id, message });
+      if (this.flushing) return;
+      this.flushing = runner.connection;
+      setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const ds = this.flushing!;
+    const batch = this.queue;
+    this.queue = [];
+    this.flushing = undefined;
+    const ids = batch.map((b) => b.id);
+    try {
+      await this.transport.publish(batch.map((b) => b.message));
+      await ds.query(`UPDATE "${this.schema}".outbox_event SET published_at = now() WHERE id = ANY($1::bigint[])`, [ids]);
+    } catch {
+      // The relay's: unleased, and woken now (if even this fails, the lease runs out and its poll finds them).
+      await ds.query(`WITH freed AS (UPDATE "${this.schema}".outbox_event SET leased_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL RETURNING 1)
+                      SELECT pg_notify($2, $3)`, [ids, OUTBOX_CHANNEL, this.schema]).catch(() => undefined);
+    }
+  }
+}
