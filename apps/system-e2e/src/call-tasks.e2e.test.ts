@@ -158,7 +158,7 @@ describe('paid calls as tasks, 2026-07-28', () => {
     expect(cancelled['statusMessage']).toMatch(/nothing was performed/);
     system.start('payment');
     await waitFor('the hold placed and released', async () =>
-      (await pg.query(`SELECT status FROM payment.hold WHERE intent_id = $1`, [taskId])).rows[0]?.status === 'voided', 90_000, 250);
+      (await pg.query(`SELECT life ? 'refunded' AS voided FROM payment.hold WHERE intent_id = $1`, [taskId])).rows[0]?.voided === true, 90_000, 250);
     expect(await wallet()).toBe(before);
     expect(await providerSaw('task-cancel')).toBe(0);
     // A cancel of a cancelled task is acknowledged again; the operation key answers CALL_CANCELLED, not a new purchase.
@@ -188,7 +188,7 @@ describe('paid calls as tasks, 2026-07-28', () => {
     system.start('payment');
     await ready('payment');
     await waitFor('the hold placed and released', async () =>
-      (await pg.query(`SELECT status FROM payment.hold WHERE intent_id = $1`, [taskId])).rows[0]?.status === 'voided', 90_000, 250);
+      (await pg.query(`SELECT life ? 'refunded' AS voided FROM payment.hold WHERE intent_id = $1`, [taskId])).rows[0]?.voided === true, 90_000, 250);
     const cancelled = await waitFor('the task cancelled', async () => {
       const r = await rpc('tasks/get', { taskId });
       return r.result?.['status'] === 'cancelled' ? r.result : undefined;

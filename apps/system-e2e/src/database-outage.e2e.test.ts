@@ -170,7 +170,7 @@ describe.each(OUTAGES)('a 10 s database outage mid-load, embedded mode: %s', (na
     const pg = new PgClient({ connectionString: mode.databaseUrl });
     await pg.connect();
     try {
-      await waitFor('every hold resolved', async () => (await pg.query(`SELECT count(*)::int AS n FROM payment.hold WHERE status = 'pending'`)).rows[0].n === 0, 60_000, 500);
+      await waitFor('every hold resolved', async () => (await pg.query(`SELECT count(*)::int AS n FROM payment.hold WHERE open`)).rows[0].n === 0, 60_000, 500);
       const twice = await pg.query(`SELECT h.hold_id FROM payment.hold h WHERE (SELECT count(*) FROM payment.posting p WHERE p.posting_id IN ('capture:' || h.hold_id, 'void:' || h.hold_id)) > 1`);
       expect(twice.rows).toEqual([]);
       const captured = BigInt((await pg.query(`SELECT COALESCE(sum(captured_minor), 0)::text AS s FROM payment.hold WHERE owner_id = $1`, [ownerId])).rows[0].s);

@@ -204,7 +204,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     }
 
     const intents = [...finals.values()].map((r) => receiptOf(r)?.intentId ?? errorOf(r)?.intentId).filter((x): x is string => !!x);
-    await waitFor('every hold resolved', async () => (await pg.query("SELECT count(*)::int AS n FROM payment.hold WHERE status = 'pending'")).rows[0].n === 0, 120_000, 1000);
+    await waitFor('every hold resolved', async () => (await pg.query("SELECT count(*)::int AS n FROM payment.hold WHERE open")).rows[0].n === 0, 120_000, 1000);
     const twice = await pg.query(`
       SELECT h.hold_id FROM payment.hold h
        WHERE (SELECT count(*) FROM payment.posting p WHERE p.posting_id IN ('capture:' || h.hold_id, 'void:' || h.hold_id)) > 1`);
@@ -214,7 +214,7 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
       expect(sums.rows[0].s).toBe('0');
     }
     const [wallet] = (await pg.query(`SELECT balance::text AS b FROM payment.balance WHERE account = $1`, [`owner:${ownerId}:available`])).rows;
-    const settled = (await pg.query("SELECT count(*)::int AS n FROM payment.hold WHERE status = 'captured'")).rows[0].n as number;
+    const settled = (await pg.query("SELECT count(*)::int AS n FROM payment.hold WHERE life ? 'settled'")).rows[0].n as number;
     expect(BigInt(wallet.b)).toBe(DEPOSIT - PRICE * BigInt(settled));
     await waitFor('the ledger has every answered call', async () =>
       (await pg.query('SELECT count(DISTINCT intent_id)::int AS n FROM ledger.timeline_entry WHERE intent_id = ANY($1)', [intents])).rows[0].n === new Set(intents).size, 60_000, 500);

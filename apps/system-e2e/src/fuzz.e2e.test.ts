@@ -258,13 +258,13 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
    */
   const QUIET_SQL = `SELECT ((SELECT count(*) FROM gateway.call WHERE NOT (life ? 'settled' OR life ? 'refunded' OR life ? 'paymentRefused'
            OR jsonb_path_exists(life, '$.attempts.*.rejected') OR jsonb_path_exists(life, '$.attempts.*.unknown')))
-      + (SELECT count(*) FROM payment.hold WHERE status = 'pending')
+      + (SELECT count(*) FROM payment.hold WHERE open)
       + (SELECT count(*) FROM payment.x402_attempt WHERE state IN ('verifying', 'settling'))
       + (SELECT count(*) FROM settlement.verification WHERE state = 'open')
       -- and the ledger has projected how each ended (it lingers to batch)
       + (SELECT count(*) FROM settlement.verification v WHERE v.state <> 'open'
            AND NOT EXISTS (SELECT 1 FROM ledger.timeline_entry t WHERE t.intent_id = v.intent_id AND t.type IN ('CallSettled', 'CallRefunded')))
-      + (SELECT count(*) FROM payment.hold h WHERE h.status <> 'pending'
+      + (SELECT count(*) FROM payment.hold h WHERE NOT h.open
            AND NOT EXISTS (SELECT 1 FROM ledger.timeline_entry t WHERE t.intent_id = h.intent_id AND t.type = 'HoldReleased'))
       -- every event of a topic the ledger consumes is archived (applied)
       + (SELECT count(*) FROM eventlog.event e WHERE e.topic = ANY($1::text[])

@@ -104,8 +104,8 @@ describe('chaos: kill -9 of payment and settlement during 200 paid calls', () =>
     expect(finals.every((r) => receiptOf(r)!.status === 'SETTLED')).toBe(true);
 
     // Every hold resolved, exactly once, by one posting.
-    const holds = await pg.query(`SELECT status, count(*)::int AS n FROM payment.hold GROUP BY status`);
-    expect(holds.rows).toEqual([{ status: 'captured', n: CALLS }]);
+    const holds = await pg.query(`SELECT life ? 'settled' AS captured, open, count(*)::int AS n FROM payment.hold GROUP BY 1, 2`);
+    expect(holds.rows).toEqual([{ captured: true, open: false, n: CALLS }]);
     const resolvedTwice = await pg.query(`
       SELECT h.hold_id FROM payment.hold h
        WHERE (SELECT count(*) FROM payment.posting p WHERE p.posting_id IN ('capture:' || h.hold_id, 'void:' || h.hold_id)) <> 1

@@ -100,7 +100,7 @@ describe('replicas: two instances of every service', () => {
 
     const q = async <T>(sql: string, params: unknown[] = []) => (await pg.query(sql, params)).rows as T[];
     await waitFor('every hold resolved', async () =>
-      (await q<{ n: number }>("SELECT count(*)::int AS n FROM payment.hold WHERE intent_id = ANY($1) AND status = 'pending'", [intents]))[0]!.n === 0, 60_000, 500);
+      (await q<{ n: number }>("SELECT count(*)::int AS n FROM payment.hold WHERE intent_id = ANY($1) AND open", [intents]))[0]!.n === 0, 60_000, 500);
     const holds = await q<{ intent_id: string; n: number }>('SELECT intent_id, count(*)::int AS n FROM payment.hold WHERE intent_id = ANY($1) GROUP BY intent_id', [intents]);
     expect(holds).toHaveLength(intents.length);
     expect(holds.every((h) => h.n === 1)).toBe(true);

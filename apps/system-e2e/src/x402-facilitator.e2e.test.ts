@@ -240,7 +240,7 @@ describe.each([
     expect(errorOf(answer)?.code).not.toBe('IDEMPOTENCY_IN_PROGRESS');
     expect(await facilitator.transfersFrom(payer.address)).toHaveLength(1);
     // Whatever became of the call (served, or refunded after its deadline), the money the chain moved is the owner's.
-    await waitFor('nothing held for the call', async () => (await pg.query(`SELECT count(*)::int AS n FROM payment.hold WHERE owner_id = $1 AND status = 'pending'`, [a.ownerId])).rows[0].n === 0, 30_000, 250);
+    await waitFor('nothing held for the call', async () => (await pg.query(`SELECT count(*)::int AS n FROM payment.hold WHERE owner_id = $1 AND open`, [a.ownerId])).rows[0].n === 0, 30_000, 250);
     const charged = (await pg.query(`SELECT COALESCE(sum(captured_minor), 0)::text AS n FROM payment.hold WHERE owner_id = $1`, [a.ownerId])).rows[0].n as string;
     expect(await walletTotal(a.ownerId) + BigInt(charged)).toBe(PRICE);
   });

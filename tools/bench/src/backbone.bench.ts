@@ -17,16 +17,14 @@
  * Writes tools/bench/results/backbone.json.
  */
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { Client as PgClient } from 'pg';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Topics } from '@tollgate/contracts';
-import { startDistributedSystem, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
+import { waitFor } from '@tollgate/testing';
 import { measure, modeResults, type Stats } from './bench-stats';
 import {
-  AGENTS, booksAfter, callDirect, callGateway, callGatewayFree, counters, FREE_CALLS, idleRate, MODERN_ERA, mcp, onEmbedded, perCall, prepareAgents, processesCpuSeconds, rssOf,
-  cpuSecondsOf, stageCounters, stageMeans, type Target,
+  AGENTS, booksAfter, callDirect, callGateway, callGatewayFree, counters, FREE_CALLS, idleRate, MODERN_ERA, mcp, onEmbedded, perCall, prepareAgents,
+  stageCounters, stageMeans, type Target,
 } from './bench-system';
+import { onDistributed } from './distributed-target';
 
 const SEQUENTIAL = 300;
 const CONCURRENT_CALLS = 960;
@@ -148,38 +146,8 @@ function embedded(): Promise<Record<string, unknown>> {
   return onEmbedded('backbone', measureTarget);
 }
 
-/** The local broker's process (infra/kafka), when it runs here: its CPU is part of a distributed call's cost too. */
-function localKafkaPid(): Record<string, number> {
-  const file = path.join(WORKSPACE_ROOT, 'infra/kafka/.data/kafka.pid');
-  return existsSync(file) ? { kafka: Number(readFileSync(file, 'utf8').trim()) } : {};
-}
-
-/** Every app its own process, on the local Kafka and the PostgreSQL server of the machine. */
-async function distributed(): Promise<Record<string, unknown>> {
-  const names = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger', 'sample-providers'] as const;
-  // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of every service when it stops (file names carry the pid).
-  const profile = process.env['BENCH_CPU_PROFILE'];
-  const system = await startDistributedSystem(names, { LOG_LEVEL: 'warn', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', OUTBOX_POLL_INTERVAL_MS: '1000' }, undefined,
-    profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {});
-  const pg = new PgClient({ connectionString: system.db.url });
-  pg.on('error', () => undefined);
-  await pg.connect();
-  try {
-    const statements = await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').then(() => pg.query('SELECT 1 FROM pg_stat_statements LIMIT 1')).then(() => true, () => false);
-    const services = system.processes.filter((p) => p.name !== 'sample-providers').map((p) => p.child.pid!);
-    if (profile) process.stdout.write(`profiles in ${profile}: ${system.processes.map((p) => `${p.name} ${p.child.pid}`).join(', ')}\n`);
-    const target: Target = {
-      urls: { gateway: system.url('gateway'), discovery: system.url('discovery'), payment: system.url('payment') },
-      admin: system.adminToken, upstream: `${system.url('sample-providers')}/providers/text-tools/mcp`, upstreamToken: system.providersToken, pg, statements,
-      cpu: () => processesCpuSeconds(services), rssMb: () => rssOf(services),
-      cpuByService: () => cpuSecondsOf({ ...Object.fromEntries(system.processes.map((p) => [p.name, p.child.pid!])), ...localKafkaPid() }),
-      metrics: { urls: system.processes.filter((p) => p.name !== 'sample-providers').map((p) => `${system.url(p.name)}/metrics`), token: system.metricsToken },
-    };
-    return await measureTarget(target);
-  } finally {
-    await pg.end().catch(() => undefined);
-    await system.stop();
-  }
+function distributed(): Promise<Record<string, unknown>> {
+  return onDistributed(measureTarget);
 }
 
 function report(mode: string, r: Record<string, unknown>): string {

@@ -1,11 +1,13 @@
 /**
- * Growth benchmark: does the cost of a paid call grow with the work served? The embedded system
- * (`npm start`, the sample providers in their own process) serves paid calls from 16 agents up to 100,000; at each
+ * Growth benchmark: does the cost of a paid call grow with the work served? The embedded system (`npm start`, the
+ * sample providers in their own process), then the distributed one (each service its own process, Kafka), serves
+ * paid calls from 16 agents up to 100,000; at each
  * checkpoint (1k, 10k, 25k, 50k, 100k) it waits until the system has caught up (every hold resolved), then measures a
  * sequential round of paid calls — p50/p99, statements, commits and CPU per call — beside the rows the log, inboxes,
  * archive and call tables hold by then. Flat figures across checkpoints mean the cost does not grow with the tables.
  *
- *   npm run bench:growth                            up to 100,000 paid calls (~30 min on 2 cores)
+ *   npm run bench:growth                            up to 100,000 paid calls in each mode (~30 min each on 2 cores)
+ *   BENCH_MODES=distributed npm run bench:growth    one mode (the distributed one needs npm run kafka:start)
  *   BENCH_GROWTH_CALLS=20000 npm run bench:growth   a shorter run (checkpoints scaled to it)
  *   BENCH_ERA=2026-07-28 npm run bench:growth       agents speak MCP 2026-07-28
  *
@@ -15,6 +17,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SingleBar } from 'cli-progress';
 import { waitFor } from '@tollgate/testing';
 import { measure, modeResults, type Stats } from './bench-stats';
+import { onDistributed } from './distributed-target';
 import { AGENTS, booksAfter, callGateway, counters, idleRate, MODERN_ERA, onEmbedded, perCall, prepareAgents, type Target } from './bench-system';
 
 const TOTAL = Number(process.env['BENCH_GROWTH_CALLS'] ?? 100_000);
@@ -31,10 +34,10 @@ const GROWING_TABLES = [
 async function tableRows(t: Target): Promise<Record<string, number>> {
   const { rows } = await t.pg.query<{ name: string; n: string }>(
     `SELECT schemaname || '.' || relname AS name, n_live_tup::text AS n FROM pg_stat_user_tables
-      WHERE schemaname || '.' || relname = ANY($1::text[]) OR relname = 'inbox_event'`, [GROWING_TABLES]);
+      WHERE schemaname || '.' || relname = ANY($1::text[]) OR relname IN ('inbox_event', 'outbox_event')`, [GROWING_TABLES]);
   const out: Record<string, number> = {};
   for (const r of rows) {
-    const name = r.name.endsWith('.inbox_event') ? 'inboxes' : r.name;
+    const name = r.name.endsWith('.inbox_event') ? 'inboxes' : r.name.endsWith('.outbox_event') ? 'outboxes' : r.name;
     out[name] = (out[name] ?? 0) + Number(r.n);
   }
   const [size] = (await t.pg.query<{ mb: string }>('SELECT (pg_database_size(current_database()) / 1048576)::text AS mb')).rows;
@@ -91,17 +94,21 @@ function report(r: Awaited<ReturnType<typeof run>>): string {
     const b = r.bursts[i]!;
     return `after ${String(c.served).padStart(7)} paid calls: sequential p50 ${c.sequential.p50Ms} ms, p99 ${c.sequential.p99Ms} ms; `
       + `${c.cost.statements} statements, ${c.cost.commits} commits, ${c.cost.cpuMs} ms CPU per call; 16-agent burst before it ${b.throughputPerS} calls/s (p50 ${b.p50Ms} ms); `
-      + `rows: log ${c.rows['eventlog.event'] ?? 0}, inboxes ${c.rows['inboxes'] ?? 0}, archive ${c.rows['ledger.event_archive'] ?? 0}, calls ${c.rows['gateway.call'] ?? 0}; database ${c.rows['databaseMb']} MB`;
+      + `rows: log ${c.rows['eventlog.event'] ?? 0}, outboxes ${c.rows['outboxes'] ?? 0}, inboxes ${c.rows['inboxes'] ?? 0}, archive ${c.rows['ledger.event_archive'] ?? 0}, calls ${c.rows['gateway.call'] ?? 0}; database ${c.rows['databaseMb']} MB`;
   });
   const slowest = r.checkpoints.map((c) => `after ${c.served}: ${c.slowest.map((q) => `${q.meanMs} ms x${q.calls} ${q.query.slice(0, 60)}`).join(' | ')}`);
   return [...lines, 'slowest statements during each probe (mean, calls):', ...slowest].join('\n');
 }
 
 async function main(): Promise<void> {
-  const results = modeResults(MODERN_ERA ? 'growth-2026-07-28' : 'growth', ['embedded']);
-  const r = await onEmbedded('growth', run);
-  process.stdout.write(`${report(r)}\n`);
-  results.record('embedded', r);
+  // BENCH_MODES=embedded (or distributed) runs one mode; the results file keeps the other mode's last figures.
+  const results = modeResults(MODERN_ERA ? 'growth-2026-07-28' : 'growth', ['embedded', 'distributed']);
+  for (const [mode, on] of [['embedded', (m: typeof run) => onEmbedded('growth', m)], ['distributed', onDistributed]] as const) {
+    if (!results.wants(mode)) continue;
+    const r = await on(run);
+    process.stdout.write(`${mode}:\n${report(r)}\n`);
+    results.record(mode, r);
+  }
   process.stdout.write(`written to ${results.file}\n`);
 }
 
