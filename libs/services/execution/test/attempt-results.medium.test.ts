@@ -12,7 +12,7 @@ import { attemptStatus, callEvent } from '@tollgate/call-life';
 import { applyCallInputs, callInputs, drainCommands, feedResult, OutboxWriter, runCommand } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
-import { type AttemptCommand } from '../src/lib/dispatch-call/attempt-verdict';
+import { type AttemptCommand } from '../src/lib/dispatch-call/dispatch';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
 import { RejectParkedCallUseCase } from '../src/lib/dispatch-call/reject-parked-call.usecase';

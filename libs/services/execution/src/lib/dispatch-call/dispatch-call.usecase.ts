@@ -5,10 +5,11 @@ import { type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts
 import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION } from '../execution.constants';
-import { type AttemptCommand, type AttemptOutcome, type ExecutionResult } from './attempt-verdict';
 import { MAX_RESULT_BYTES, mayFallBack } from './call-policy';
 import { checkResult } from './check-result';
-import { type Dispatch, readBackResource, type ReadBackOutcome, toResult, upstreamTarget } from './dispatch';
+import {
+  type AttemptCommand, type AttemptOutcome, type Dispatch, type ExecutionResult, readBackResource, type ReadBackOutcome, toResult, upstreamTarget,
+} from './dispatch';
 import { PendingCallsRepository } from './pending-calls.repository';
 
 export { callAuthority, type CallAuthority, type Dispatch, type ReadBackOutcome, upstreamTarget } from './dispatch';

@@ -1,7 +1,8 @@
-import { type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
+import { type ToolBindingDto, type UnknownOutcomeReason, type UpstreamResultDto } from '@tollgate/contracts';
 import { type CallEmission } from '@tollgate/messaging';
 import { callUpstreamTool, type TrustedActor, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { type ReadBackSpec } from './call-policy';
+import { type ResultVerdict } from './check-result';
 
 // What a dispatch carries, who it acts for, where it goes, and how a write's effect is read back by operation key.
 
@@ -77,4 +78,43 @@ export function dispatchedOf(d: Dispatch, attempt: number): CallEmission {
       upstreamToolName: binding.upstreamToolName, deadlineAt: d.deadlineAt.toISOString(), operationKey: d.operationKey,
     },
   };
+}
+
+// The commands execution runs after commit and the results they report back (see DispatchWorkflow.decideResult).
+
+/** One attempt of a dispatch: the command the workflow runs after CallDispatched of that attempt committed. */
+export interface AttemptCommand {
+  dispatch: Dispatch;
+  attempt: number;
+}
+
+/** What one attempt's I/O found. */
+export type AttemptOutcome =
+  | { kind: 'withdrawn' }
+  | { kind: 'failed'; failure: string; detail: string }
+  | { kind: 'unknown'; reason: UnknownOutcomeReason; detail: string }
+  | { kind: 'too_large'; upstream: UpstreamResultDto; bytes: number; limit: number }
+  | { kind: 'received'; upstream: UpstreamResultDto; verdict: ResultVerdict; readBack?: ReadBackOutcome };
+
+/** Who decided an unknown outcome, when and why (kept on the reconciliation's record). */
+export interface Resolution {
+  decision: 'happened' | 'did_not_happen';
+  by: string;
+  at: string;
+  why: string;
+}
+
+/** A command's result, fed back to the dispatch workflow. */
+export type ExecutionResult =
+  | ({ type: 'attempt'; intentId: string; outcome: AttemptOutcome } & AttemptCommand)
+  /** The stall sweep: the attempt is still in flight long past its deadline (its process died mid-call). */
+  | { type: 'stalled'; intentId: string; attempt: number }
+  /** A reconciliation's verdict: the read-back by operation key, or an operator's decision. */
+  | { type: 'verdict'; intentId: string; attempt: number; resolution: Resolution; readBack?: ReconciledReadBack };
+
+/** A read-back that answered, with what the verdict compares it with. */
+export interface ReconciledReadBack {
+  outcome: Exclude<ReadBackOutcome, { status: 'unreachable' }>;
+  providerId: string;
+  dispatch: Pick<Dispatch, 'arguments' | 'readBack'>;
 }

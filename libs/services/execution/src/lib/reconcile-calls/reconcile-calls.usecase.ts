@@ -4,7 +4,7 @@ import { type DataSource } from 'typeorm';
 import { awaitingVerdict } from '@tollgate/call-life';
 import { feedResult } from '@tollgate/messaging';
 import { createLogger } from '@tollgate/observability';
-import { type Resolution } from '../dispatch-call/attempt-verdict';
+import { type Resolution } from '../dispatch-call/dispatch';
 import { callAuthority, DispatchCallUseCase } from '../dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from '../dispatch-call/dispatch.workflow';
 import { PendingCallsRepository, type ToolBindingRow } from '../dispatch-call/pending-calls.repository';
@@ -12,7 +12,7 @@ import { EXECUTION, EXECUTION_OPTIONS } from '../execution.constants';
 import { type ExecutionOptions } from '../execution.options';
 import { type OpenCase, Reconciliations } from './reconciliations.repository';
 
-export { type Resolution } from '../dispatch-call/attempt-verdict';
+export { type Resolution } from '../dispatch-call/dispatch';
 
 /** A dispatched attempt with no result this long past its deadline was interrupted (the process died mid-call). */
 export const DEFAULT_STALL_GRACE_MS = 5_000;

@@ -1,7 +1,7 @@
 import { type EntityManager } from 'typeorm';
 import { awaitingVerdict, type CallState } from '@tollgate/call-life';
 import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
-import { type Resolution } from '../dispatch-call/attempt-verdict';
+import { type Resolution } from '../dispatch-call/dispatch';
 import { PENDING_CALL, type PendingCallRow } from '../dispatch-call/pending-calls.repository';
 
 /**
