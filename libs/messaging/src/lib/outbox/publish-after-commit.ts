@@ -14,11 +14,13 @@ interface Leased { id: string; message: TransportMessage }
  * no read of the outbox, one UPDATE to mark them. Rows stay leased to the writer (`leased_until`) until then; if the
  * publish fails, the lease is dropped and the relay told at once, and if the process dies, the lease runs out and the
  * relay publishes them — so nothing is lost, and a duplicate is absorbed by the consumers' inboxes (at-least-once).
- * The rows of one commit are published together: each `afterCommit` queues its row, and the first schedules one flush.
+ * Rows are published in batches: each `afterCommit` queues its row; one flush at a time takes whatever is queued — the
+ * rows of one commit when idle, the commits that arrived meanwhile under load (as the relay batches).
  */
 export class PublishAfterCommit {
   private queue: Leased[] = [];
-  private flushing?: DataSource;
+  private flushing?: Promise<void>;
+  private dataSource?: DataSource;
 
   constructor(private readonly schema: string, private readonly transport: EventTransport) {}
 
@@ -26,17 +28,22 @@ export class PublishAfterCommit {
   register(runner: QueryRunner, id: string, message: TransportMessage): void {
     afterCommit(runner, () => {
       this.queue.push({ id, message });
-      if (this.flushing) return;
-      this.flushing = runner.connection;
-      setImmediate(() => void this.flush());
+      this.dataSource = runner.connection;
+      this.flushing ??= this.flushAll().finally(() => (this.flushing = undefined));
     });
   }
 
-  private async flush(): Promise<void> {
-    const ds = this.flushing!;
-    const batch = this.queue;
-    this.queue = [];
-    this.flushing = undefined;
+  /** Flushes until the queue is empty (rows queued while a publish was in flight go in the next batch). */
+  private async flushAll(): Promise<void> {
+    await new Promise((r) => setImmediate(r)); // the other rows of this commit join the batch
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      await this.flush(this.dataSource!, batch);
+    }
+  }
+
+  private async flush(ds: DataSource, batch: readonly Leased[]): Promise<void> {
     const ids = batch.map((b) => b.id);
     try {
       await this.transport.publish(batch.map((b) => b.message));
