@@ -52,7 +52,8 @@ const STATE_SQL = `
     SELECT 'payment.charge', (to_jsonb(x))::text FROM payment.charge x WHERE x.outcome <> 'rejected' UNION ALL
     SELECT 'payment.spend_counter', (to_jsonb(x))::text FROM payment.spend_counter x UNION ALL
     SELECT 'payment.x402_nonce', (to_jsonb(x))::text FROM payment.x402_nonce x UNION ALL
-    SELECT 'payment.x402_attempt', (to_jsonb(x) - 'tries' - 'next_try_at' - 'lease_until' - 'updated_at' - 'last_problem')::text FROM payment.x402_attempt x WHERE x.state <> 'refused' UNION ALL
+    SELECT 'payment.x402_attempt', ((to_jsonb(x) - 'tries' - 'next_try_at' - 'lease_until' - 'updated_at' - 'life')
+      || jsonb_build_object('step', x.life->'step', 'transaction', x.life->'transaction'))::text FROM payment.x402_attempt x WHERE x.life->>'step' <> 'refused' UNION ALL
     SELECT 'payment.spend_policy', (to_jsonb(x))::text FROM payment.spend_policy x UNION ALL
     SELECT 'payment.approval', (to_jsonb(x))::text FROM payment.approval x UNION ALL
     SELECT 'settlement.balance', (to_jsonb(x))::text FROM settlement.balance x UNION ALL
@@ -259,7 +260,7 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
   const QUIET_SQL = `SELECT ((SELECT count(*) FROM gateway.call WHERE NOT (life ? 'settled' OR life ? 'refunded' OR life ? 'paymentRefused'
            OR jsonb_path_exists(life, '$.attempts.*.rejected') OR jsonb_path_exists(life, '$.attempts.*.unknown')))
       + (SELECT count(*) FROM payment.hold WHERE open)
-      + (SELECT count(*) FROM payment.x402_attempt WHERE state IN ('verifying', 'settling'))
+      + (SELECT count(*) FROM payment.x402_attempt WHERE open)
       + (SELECT count(*) FROM settlement.verification WHERE state = 'open')
       -- and the ledger has projected how each ended (it lingers to batch)
       + (SELECT count(*) FROM settlement.verification v WHERE v.state <> 'open'
@@ -336,8 +337,8 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
       before = after;
     }
     const ready = await fetch(`${base}/health/ready`);
-    const x402 = (await pg.query(`SELECT count(*)::int AS attempts, count(*) FILTER (WHERE state = 'settled')::int AS settled,
-      count(*) FILTER (WHERE state = 'refused')::int AS refused FROM payment.x402_attempt`)).rows[0] as { attempts: number; settled: number; refused: number };
+    const x402 = (await pg.query(`SELECT count(*)::int AS attempts, count(*) FILTER (WHERE life->>'step' = 'settled')::int AS settled,
+      count(*) FILTER (WHERE life->>'step' = 'refused')::int AS refused FROM payment.x402_attempt`)).rows[0] as { attempts: number; settled: number; refused: number };
     const report = { cases: cases.length, seed: SEED, seconds: Math.round((Date.now() - t0) / 1000), settleSeconds: Math.round(settleMs / 1000), digests, digestSeconds: Math.round(digestMs / 1000), quietSeconds: Math.round(quietMs / 1000), rateLimited, x402, counts, statuses, codes, violations: violations.length };
     process.stdout.write(`\nfuzz report: ${JSON.stringify(report)}\n`);
     expect(violations.slice(0, 20)).toEqual([]);

@@ -159,7 +159,7 @@ describe.each([
     expect(transfers).toHaveLength(1);
     expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true, transaction: transfers[0]!.transaction });
     expect(await x402Deposits(a.ownerId)).toHaveLength(1);
-    const [attempt] = (await pg.query(`SELECT state, transaction FROM payment.x402_attempt a JOIN payment.hold h USING (intent_id) WHERE h.owner_id = $1`, [a.ownerId])).rows;
+    const [attempt] = (await pg.query(`SELECT a.life->>'step' AS state, a.life->>'transaction' AS transaction FROM payment.x402_attempt a JOIN payment.hold h USING (intent_id) WHERE h.owner_id = $1`, [a.ownerId])).rows;
     expect(attempt).toEqual({ state: 'settled', transaction: transfers[0]!.transaction });
   });
 
@@ -250,7 +250,7 @@ describe.each([
     const books = (await pg.query(`SELECT reference, amount_minor FROM payment.deposit WHERE source = 'x402' ORDER BY reference`)).rows as { reference: string; amount_minor: string }[];
     expect(chain.length).toBeGreaterThanOrEqual(7);
     expect(books).toEqual(chain.map((t) => ({ reference: `x402:${NETWORK}:${t.nonce.toLowerCase()}`, amount_minor: t.value })).sort((x, y) => x.reference.localeCompare(y.reference)));
-    const open = (await pg.query(`SELECT count(*)::int AS n FROM payment.x402_attempt WHERE state IN ('verifying', 'settling')`)).rows[0].n;
+    const open = (await pg.query(`SELECT count(*)::int AS n FROM payment.x402_attempt WHERE open`)).rows[0].n;
     expect(open).toBe(0);
   });
 });

@@ -44,9 +44,15 @@ async function tableRows(t: Target): Promise<Record<string, number>> {
   return { ...out, databaseMb: Number(size!.mb) };
 }
 
-/** Once caught up: a sequential round of paid calls and what it cost, beside the size of the growing tables. */
-async function probe(agents: Client[], t: Target, idle: Awaited<ReturnType<typeof idleRate>>, served: number, from: number) {
+/**
+ * Once caught up: a sequential round of paid calls and what it cost, beside the size of the growing tables. The idle
+ * rate subtracted is measured right before, once the burst's work is done (a rate taken while the services still
+ * consume a burst is not idle, and made the distributed CPU figures negative).
+ */
+async function probe(agents: Client[], t: Target, served: number, from: number) {
   await booksAfter(t.pg);
+  await new Promise((r) => setTimeout(r, 3000)); // settlement's windows and the relays' last batches
+  const idle = await idleRate(t);
   // The distributed test server may not load pg_stat_statements: then statements are not counted (NaN), as in backbone.
   if (t.statements) await t.pg.query('SELECT pg_stat_statements_reset()');
   const before = await counters(t);
@@ -58,14 +64,12 @@ async function probe(agents: Client[], t: Target, idle: Awaited<ReturnType<typeo
   const slowest = !t.statements ? [] : (await t.pg.query<{ calls: string; mean: number; query: string }>(
     `SELECT calls::text, round(mean_exec_time::numeric, 3)::float AS mean, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS query
        FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 5`)).rows.map((r) => ({ calls: Number(r.calls), meanMs: r.mean, query: r.query }));
-  return { served, sequential, cost, rows: await tableRows(t), slowest };
+  return { served, idle, sequential, cost, rows: await tableRows(t), slowest };
 }
 
 async function run(t: Target) {
   const { agents } = await prepareAgents(t);
   await waitFor('paid word_count callable', async () => Promise.all(agents.map((a, i) => callGateway(a, i))).then(() => true, () => false), 90_000, 1000);
-  await new Promise((r) => setTimeout(r, 2000));
-  const idle = await idleRate(t);
   const checkpoints: Awaited<ReturnType<typeof probe>>[] = [];
   const bursts: (Stats & { upTo: number })[] = [];
   const bar = new SingleBar({ format: 'paid calls {bar} {value}/{total} | {rate} calls/s', hideCursor: true });
@@ -81,13 +85,13 @@ async function run(t: Target) {
     served = upTo;
     bar.update(served, { rate: burst.throughputPerS });
     bursts.push({ ...burst, upTo });
-    checkpoints.push(await probe(agents, t, idle, served, probeCalls));
+    checkpoints.push(await probe(agents, t, served, probeCalls));
     probeCalls += PROBE_CALLS;
     served += PROBE_CALLS; // the probe's calls are served work too
   }
   bar.stop();
   await Promise.all(agents.map((c) => c.close()));
-  return { total: TOTAL, idle, checkpoints, bursts };
+  return { total: TOTAL, checkpoints, bursts };
 }
 
 function report(r: Awaited<ReturnType<typeof run>>): string {

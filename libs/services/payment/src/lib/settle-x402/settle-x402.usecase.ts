@@ -7,25 +7,25 @@ import { type PaymentOptions } from '../payment.options';
 import { PlaceHoldUseCase } from '../place-hold/place-hold.usecase';
 import { type ChainState, X402_CHAIN } from '../x402/chain-state';
 import { type SettleOutcome, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
-import { saysNonceUsed, settleStep, type SettleStep } from './settle-verdict';
+import { settleStep } from './settle-verdict';
+import { decideVerify, eventOfSettleStep, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
 import { X402Attempts, type X402AttemptRow } from './x402-attempts.repository';
 import { X402Payments } from './x402-payments';
-
-/** Verify tries before an unreachable facilitator refuses the call (verify moves nothing, so giving up is safe). */
-const VERIFY_TRIES = 5;
 
 /**
  * The x402 steps after the CallRequested committed, each its own short transaction, none open while the facilitator
  * or the chain is asked:
  *
  * 1. claim a due attempt (a lease: a worker that dies mid-step leaves it to the next one once the lease runs out);
- * 2. `verifying` → ask verify; invalid → refused (PaymentRejected); valid → record `settling` *before* settle;
+ * 2. `verifying` → ask verify; the decision (`decideVerify`): invalid → refused (PaymentRejected); valid → record
+ *    `settling` *before* settle;
  * 3. `settling` → ask settle with the call's payment-identifier, then the chain (`settleStep`): the money moved to us →
  *    credit exactly that and place the hold, in one transaction; the nonce unused and expired, or a first settle
  *    refused with the chain agreeing nothing moved → PaymentRejected; anything else (a timeout, "nonce already used",
  *    "settled" with no transfer on the chain yet, the chain unreadable) → nothing credited, nothing refused, the chain
  *    asked again later (and the facilitator only while the nonce is unused and valid).
  *
+ * Each outcome is an event of the attempt's own life (`x402-attempt.model.ts`), folded onto its locked row.
  * The facilitator's answer is a claim; the chain's state of the authorization is the verdict. So the payer is never
  * debited without the credit and never credited without the debit, whatever a facilitator deduplicates or says.
  */
@@ -92,34 +92,12 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
   }
 
   private async step(a: X402AttemptRow): Promise<void> {
-    if (a.state === 'settling') return this.settle(a, true);
-    const next = await this.verify(a);
-    if (next !== 'stop') await this.settle(a, next === 'ask-the-chain');
-  }
-
-  /**
-   * Verified and recorded as settling ('settle'), or refused / left for its next try ('stop'). "Nonce already used" is
-   * not a refusal: the payer may have used this very authorization to pay us already, so the chain is asked.
-   */
-  private async verify(a: X402AttemptRow): Promise<'settle' | 'ask-the-chain' | 'stop'> {
-    if (Date.now() > Date.parse(a.request.deadlineAt)) {
-      await this.refuse(a, 'call_deadline_passed');
-      return 'stop';
-    }
-    const v = await this.facilitator!.verify(a.payment, a.requirements);
-    if (v.kind === 'invalid' && !saysNonceUsed(v.reason)) {
-      await this.refuse(a, v.reason);
-      return 'stop';
-    }
-    if (v.kind === 'unavailable') {
-      if (a.tries >= VERIFY_TRIES) await this.refuse(a, 'facilitator_unavailable');
-      else await X402Attempts.retryLater(this.dataSource, a.intent_id, this.backoffMs(a.tries), `verify: ${v.problem}`, false);
-      this.logger.warn({ intentId: a.intent_id, problem: v.problem, tries: a.tries }, 'x402 facilitator unavailable for verify');
-      return 'stop';
-    }
-    // The exact scheme's payer is the authorization's signer; a facilitator that names none does not make it unknown.
-    await X402Attempts.markSettling(this.dataSource, a.intent_id, ((v.kind === 'valid' ? v.payer : undefined) ?? a.payer).toLowerCase());
-    return v.kind === 'valid' ? 'settle' : 'ask-the-chain';
+    if (a.life.step === 'settling') return this.settle(a, true);
+    const v = Date.now() > Date.parse(a.request.deadlineAt) ? undefined : await this.facilitator!.verify(a.payment, a.requirements);
+    const d = decideVerify({ verify: v, tries: a.tries, payer: a.payer, at: now() });
+    if (v?.kind === 'unavailable') this.logger.warn({ intentId: a.intent_id, problem: v.problem, tries: a.tries }, 'x402 facilitator unavailable for verify');
+    const life = await this.record(a, d.event);
+    if (life && d.then !== 'stop') await this.settle({ ...a, payer: life.payer, life }, d.then === 'ask-the-chain');
   }
 
   /**
@@ -129,10 +107,15 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
   private async settle(a: X402AttemptRow, afterUnknown: boolean): Promise<void> {
     if (afterUnknown) {
       const first = settleStep(await this.chainOf(a), { validBefore: validBeforeOf(a), afterUnknown });
-      if (first.kind !== 'settle') return this.apply(a, first);
+      if (first.kind !== 'settle') return void (await this.record(a, eventOfSettleStep(first, now())));
     }
-    const s = await this.facilitator!.settle(a.payment, a.requirements);
-    await this.apply(a, settleStep(await this.chainOf(a), { settle: s, validBefore: validBeforeOf(a), afterUnknown }), s);
+    const said = await this.facilitator!.settle(a.payment, a.requirements);
+    const step = settleStep(await this.chainOf(a), { settle: said, validBefore: validBeforeOf(a), afterUnknown });
+    const event = eventOfSettleStep(step, now());
+    if (event.type === 'VerdictAwaited') {
+      this.logger.warn({ intentId: a.intent_id, problem: event.problem, tries: a.tries }, 'x402 settlement has no verdict from the chain yet; nothing credited or refused, asked again later');
+    }
+    await this.record(a, event, said);
   }
 
   private chainOf(a: X402AttemptRow) {
@@ -141,28 +124,21 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  private async apply(a: X402AttemptRow, step: SettleStep, said?: SettleOutcome): Promise<void> {
-    if (step.kind === 'credit') return this.settled(a, responseOf(a, step.transaction, said));
-    if (step.kind === 'refuse') return this.refuse(a, step.reason, step.releaseNonce);
-    const problem = step.kind === 'unknown' ? step.problem : 'settle: not asked yet';
-    this.logger.warn({ intentId: a.intent_id, problem, tries: a.tries }, 'x402 settlement has no verdict from the chain yet; nothing credited or refused, asked again later');
-    await X402Attempts.retryLater(this.dataSource, a.intent_id, this.backoffMs(a.tries), problem, true);
-  }
-
-  private async settled(a: X402AttemptRow, response: SettleResponse): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
-      if (!(await X402Attempts.finish(m, a.intent_id, { settled: response }))) return;
-      await this.placeHold.holdAfterSettlement(m, a.request, {
-        amountMinor: BigInt(a.amount_minor), reference: `x402:${a.network}:${a.nonce}`, response, approved: a.approved,
-      }, a.causation_id);
-    });
-  }
-
-  /** Refused; the nonce is given back only when nothing on the chain used it (`releaseNonce`). */
-  private async refuse(a: X402AttemptRow, reason: string, releaseNonce = true): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
-      if (!(await X402Attempts.finish(m, a.intent_id, { refused: reason, releaseNonce }))) return;
-      await this.placeHold.refuse(m, a.request, a.causation_id, this.payments.refusal(a.request, BigInt(a.amount_minor), reason));
+  /**
+   * The event folded onto the attempt, in one transaction with what an end moves: settled → the hold placed for exactly
+   * the authorization's value; refused → the call's PaymentRejected. Undefined when another worker ended it first.
+   */
+  private record(a: X402AttemptRow, event: X402AttemptEvent, said?: SettleOutcome): Promise<X402AttemptLife | undefined> {
+    return this.dataSource.transaction(async (m) => {
+      const life = await X402Attempts.apply(m, a.intent_id, event, event.type === 'VerdictAwaited' ? this.backoffMs(a.tries) : 0);
+      if (!life) return undefined;
+      if (event.type === 'Settled') {
+        await this.placeHold.holdAfterSettlement(m, a.request, {
+          amountMinor: BigInt(a.amount_minor), reference: `x402:${a.network}:${a.nonce}`, response: responseOf(a, event.transaction, said), approved: a.approved,
+        }, a.causation_id);
+      }
+      if (event.type === 'Refused') await this.placeHold.refuse(m, a.request, a.causation_id, this.payments.refusal(a.request, BigInt(a.amount_minor), event.reason));
+      return life;
     });
   }
 
@@ -182,4 +158,8 @@ function validBeforeOf(a: X402AttemptRow): bigint {
 function responseOf(a: X402AttemptRow, transaction: string, said?: SettleOutcome): SettleResponse {
   const payer = said?.kind === 'settled' && said.response.payer ? said.response.payer : a.payer;
   return { success: true, transaction, network: a.network, payer };
+}
+
+function now(): string {
+  return new Date().toISOString();
 }

@@ -1,12 +1,14 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallRequestedPayload } from '@tollgate/contracts';
 import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
-import { type PaymentPayload, type PaymentRequirements, type SettleResponse } from '../x402/x402.types';
+import { type PaymentPayload, type PaymentRequirements } from '../x402/x402.types';
+import { evolveX402Attempt, isOpenX402Attempt, recordedX402Attempt, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
 
-/** `payment.x402_attempt`: an x402 payment's durable steps. */
+/** `payment.x402_attempt`: an x402 payment's durable record; its life is the sub-model's (`X402AttemptLife`). */
 export const X402_ATTEMPT = defineTable('payment.x402_attempt', {
   intent_id: col.uuid().required(),
-  state: col.text<'verifying' | 'settling' | 'settled' | 'refused'>().required(),
+  life: col.jsonb<X402AttemptLife>().required(),
+  open: col.boolean().required(),
   network: col.text().required(),
   payer: col.text().required(),
   nonce: col.text().required(),
@@ -22,10 +24,6 @@ export const X402_ATTEMPT = defineTable('payment.x402_attempt', {
   tries: col.integer().required(),
   next_try_at: col.timestamptz().required(),
   lease_until: col.timestamptz().nullable(),
-  unknown_since: col.timestamptz().nullable(),
-  last_problem: col.text().nullable(),
-  transaction: col.text().nullable(),
-  refusal: col.text().nullable(),
   created_at: col.timestamptz().required(),
   updated_at: col.timestamptz().required(),
 });
@@ -59,10 +57,10 @@ export const X402Attempts = {
     const rows = returnedRows<unknown>(await m.query(
       `WITH spent AS (
          INSERT INTO payment.x402_nonce (network, payer, nonce, intent_id) VALUES ($2, $3, $4, $1) ON CONFLICT DO NOTHING RETURNING 1)
-       INSERT INTO payment.x402_attempt (intent_id, state, network, payer, nonce, amount_minor, asset, facilitator, payment_id, payment, requirements, request, causation_id, approved)
-       SELECT $1, 'verifying', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM spent RETURNING 1`,
+       INSERT INTO payment.x402_attempt (intent_id, life, open, network, payer, nonce, amount_minor, asset, facilitator, payment_id, payment, requirements, request, causation_id, approved)
+       SELECT $1, $14, true, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM spent RETURNING 1`,
       [a.intent_id, a.network, a.payer, a.nonce, a.amount_minor, a.asset, a.facilitator, a.payment_id, JSON.stringify(a.payment), JSON.stringify(a.requirements),
-        JSON.stringify(a.request), a.causation_id, a.approved],
+        JSON.stringify(a.request), a.causation_id, a.approved, JSON.stringify(recordedX402Attempt(a.payer))],
     ));
     return rows.length > 0;
   },
@@ -72,61 +70,50 @@ export const X402Attempts = {
     const [row] = await select(ds, X402_ATTEMPT, ATTEMPT_COLUMNS,
       `UPDATE payment.x402_attempt SET lease_until = now() + ($1::int * interval '1 millisecond'), tries = tries + 1, updated_at = now()
         WHERE intent_id = (SELECT intent_id FROM payment.x402_attempt
-                            WHERE state IN ('verifying', 'settling') AND next_try_at <= now() AND (lease_until IS NULL OR lease_until < now())
+                            WHERE open AND next_try_at <= now() AND (lease_until IS NULL OR lease_until < now())
                             ORDER BY next_try_at LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING *`, [leaseMs]);
     return row;
   },
 
-  /** Verified: the settle step is recorded before the facilitator is asked to move money. */
-  async markSettling(ds: DataSource, intentId: string, payer: string): Promise<void> {
-    await ds.query(`UPDATE payment.x402_attempt SET state = 'settling', payer = $2, updated_at = now() WHERE intent_id = $1 AND state = 'verifying'`, [intentId, payer]);
-  },
-
-  /** Not known yet (facilitator unavailable, or a settle outcome unknown): asked again after `delayMs`. */
-  async retryLater(ds: DataSource, intentId: string, delayMs: number, problem: string, settleUnknown: boolean): Promise<void> {
-    await ds.query(
-      `UPDATE payment.x402_attempt SET next_try_at = now() + ($2::int * interval '1 millisecond'), lease_until = NULL, last_problem = $3,
-              unknown_since = CASE WHEN $4 THEN COALESCE(unknown_since, now()) ELSE unknown_since END, updated_at = now()
-        WHERE intent_id = $1 AND state IN ('verifying', 'settling')`,
-      [intentId, delayMs, problem.slice(0, 500), settleUnknown],
-    );
-  },
-
   /**
-   * The outcome, once: false when another worker recorded it first. A refusal gives the nonce back when the chain never
-   * used it (`releaseNonce`): a payload nobody could settle (a forged signature over someone else's authorization) must
-   * not burn that authorization for its real owner. A nonce the chain used stays spent.
+   * One event of the attempt's life, folded onto its locked row and saved with what follows from it: a verdict awaited
+   * is asked again after `retryInMs` (the lease freed), an end frees the lease, and a refusal gives the nonce back when
+   * the chain never used it (`releaseNonce`): a payload nobody could settle (a forged signature over someone else's
+   * authorization) must not burn that authorization for its real owner; a nonce the chain used stays spent.
+   * Undefined when the event did not apply (another worker ended the attempt first).
    */
-  async finish(m: EntityManager, intentId: string, outcome: { settled: SettleResponse } | { refused: string; releaseNonce: boolean }): Promise<boolean> {
-    const settled = 'settled' in outcome;
-    const release = !settled && outcome.releaseNonce;
-    const rows = returnedRows<unknown>(await m.query(
-      `WITH done AS (
-         UPDATE payment.x402_attempt SET state = $2, transaction = $3, refusal = $4, lease_until = NULL, updated_at = now()
-          WHERE intent_id = $1 AND state IN ('verifying', 'settling') RETURNING intent_id),
-       released AS (DELETE FROM payment.x402_nonce n USING done WHERE $5 AND n.intent_id = done.intent_id RETURNING 1)
-       SELECT 1 FROM done`,
-      [intentId, settled ? 'settled' : 'refused', settled ? outcome.settled.transaction : null, settled ? null : outcome.refused.slice(0, 200), release],
-    ));
-    return rows.length > 0;
+  async apply(m: EntityManager, intentId: string, event: X402AttemptEvent, retryInMs = 0): Promise<X402AttemptLife | undefined> {
+    const [row] = await select(m, X402_ATTEMPT, ['life'], 'SELECT life FROM payment.x402_attempt WHERE intent_id = $1 FOR UPDATE', [intentId]);
+    if (!row) return undefined;
+    const life = evolveX402Attempt(row.life, event);
+    if (life === row.life) return undefined;
+    const open = isOpenX402Attempt(life);
+    await m.query(
+      `UPDATE payment.x402_attempt SET life = $2, open = $3, payer = $4, updated_at = now(),
+              lease_until = CASE WHEN $5 THEN lease_until END, next_try_at = now() + ($6::int * interval '1 millisecond')
+        WHERE intent_id = $1`,
+      [intentId, JSON.stringify(life), open, life.payer, event.type === 'Verified', retryInMs]);
+    if (event.type === 'Refused' && event.releaseNonce) await m.query('DELETE FROM payment.x402_nonce WHERE intent_id = $1', [intentId]);
+    return life;
   },
 
   /** The open attempts, oldest first (at most 500), as ops see them: no payload, no signature. */
   async listOpen(ds: DataSource): Promise<OpenX402Attempt[]> {
-    const rows = await select(ds, X402_ATTEMPT, ['intent_id', 'state', 'network', 'payer', 'nonce', 'amount_minor', 'asset', 'tries', 'unknown_since', 'last_problem', 'next_try_at', 'created_at'],
-      `SELECT intent_id, state, network, payer, nonce, amount_minor, asset, tries, unknown_since, last_problem, next_try_at, created_at
-         FROM payment.x402_attempt WHERE state IN ('verifying', 'settling') ORDER BY created_at LIMIT 500`);
+    const rows = await select(ds, X402_ATTEMPT, ['intent_id', 'life', 'network', 'payer', 'nonce', 'amount_minor', 'asset', 'tries', 'next_try_at', 'created_at'],
+      `SELECT intent_id, life, network, payer, nonce, amount_minor, asset, tries, next_try_at, created_at
+         FROM payment.x402_attempt WHERE open ORDER BY created_at LIMIT 500`);
     return rows.map((r) => ({
-      intentId: r.intent_id, state: r.state === 'settling' ? 'settling' : 'verifying', network: r.network, payer: r.payer, nonce: r.nonce, amountMinor: r.amount_minor,
-      asset: r.asset, tries: r.tries, unknownSince: r.unknown_since, lastProblem: r.last_problem, nextTryAt: r.next_try_at, createdAt: r.created_at,
+      intentId: r.intent_id, state: r.life.step === 'settling' ? 'settling' : 'verifying', network: r.network, payer: r.payer, nonce: r.nonce, amountMinor: r.amount_minor,
+      asset: r.asset, tries: r.tries, unknownSince: r.life.unknownSince ? new Date(r.life.unknownSince) : null, lastProblem: r.life.problem ?? null,
+      nextTryAt: r.next_try_at, createdAt: r.created_at,
     }));
   },
 
   /** Attempts whose settlement the facilitator has not confirmed either way yet (ops and /metrics). */
   async openCounts(ds: DataSource): Promise<{ open: number; unknown: number }> {
     const [r] = await select(ds, COUNTS, ['open', 'unknown'],
-      `SELECT count(*)::int AS open, count(*) FILTER (WHERE unknown_since IS NOT NULL)::int AS unknown FROM payment.x402_attempt WHERE state IN ('verifying', 'settling')`);
+      `SELECT count(*)::int AS open, count(*) FILTER (WHERE life ? 'unknownSince')::int AS unknown FROM payment.x402_attempt WHERE open`);
     return r ?? { open: 0, unknown: 0 };
   },
 };
