@@ -2,12 +2,12 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLen
 import { EnvVar } from '@tollgate/config';
 import { WithX402Config } from '@tollgate/payment-service';
 import { WithReconcilerConfig } from '@tollgate/execution-service';
-import { WithCallDeadlineConfig } from '@tollgate/gateway-service';
+import { WithCallDeadlineConfig, WithOAuthConfig } from '@tollgate/gateway-service';
 import { WithLedgerLingerConfig } from '@tollgate/ledger-service';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 
 /** `npm start`: the whole system in one process (the x402, reconciler, call-deadline and ledger-linger settings are the services' own). Every variable is optional (x402's become required once a facilitator is set). */
-export class EmbeddedConfig extends WithLedgerLingerConfig(WithCallDeadlineConfig(WithReconcilerConfig(WithX402Config(class {})))) {
+export class EmbeddedConfig extends WithOAuthConfig(WithLedgerLingerConfig(WithCallDeadlineConfig(WithReconcilerConfig(WithX402Config(class {}))))) {
   @EnvVar({ description: 'HTTP port for the gateway, admin APIs, ledger and sample providers.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3000;
@@ -71,6 +71,10 @@ export class EmbeddedConfig extends WithLedgerLingerConfig(WithCallDeadlineConfi
   @EnvVar({ description: 'Log level: fatal, error, warn, info, debug or trace.' })
   @IsString()
   LOG_LEVEL = 'info';
+
+  @EnvVar({ description: 'Log lines: pretty (readable, one line each) or json (one object per line). Unset: pretty on a terminal, json otherwise.', type: 'string', example: '' })
+  @IsOptional() @IsIn(['pretty', 'json'])
+  LOG_FORMAT?: 'pretty' | 'json';
 
   @EnvVar({ description: 'How search_tools ranks: hybrid (meaning and words; words only while the model is unavailable), lexical, or dense (evaluation baseline).' })
   @IsIn(['hybrid', 'lexical', 'dense'])

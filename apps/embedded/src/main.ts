@@ -16,7 +16,7 @@ import { loadConfig } from '@tollgate/config';
 import { displayAmount } from '@tollgate/contracts';
 import { DiscoveryModule, RegisterProviderUseCase } from '@tollgate/discovery-service';
 import { ExecutionModule } from '@tollgate/execution-service';
-import { DeviceSignInUseCase, gatewayBrowserGuard, GatewayModule, ManageIdentitiesUseCase } from '@tollgate/gateway-service';
+import { DeviceSignInUseCase, gatewayBrowserGuard, GatewayModule, ManageIdentitiesUseCase, mountOAuth, oauthOptions } from '@tollgate/gateway-service';
 import { startNestApp } from '@tollgate/http';
 import { LedgerModule } from '@tollgate/ledger-service';
 import { EventTransportModule, PostgresLogTransport } from '@tollgate/messaging';
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       EventTransportModule.forRoot(new PostgresLogTransport({ databaseUrl: pg.url, logger: logger.child({ component: 'event-log' }) })),
       HealthModule,
       GatewayModule.register({ ...base, adminToken, callWaitMs: 35_000, callDeadlineMs: config.GATEWAY_CALL_DEADLINE_MS, cursorSecret: `derived:${adminToken}`, catalogPollMs: 30_000, policyTimeoutMs: 2000, signInTtlMs: config.GATEWAY_SIGNIN_TTL_MS,
-        searchRanking: config.GATEWAY_SEARCH_RANKING, searchModelDir: config.GATEWAY_SEARCH_MODEL_DIR,
+        oauth: oauthOptions(config, config.HOST), searchRanking: config.GATEWAY_SEARCH_RANKING, searchModelDir: config.GATEWAY_SEARCH_MODEL_DIR,
         policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000, upstreamCredentials }),
       ExecutionModule.register({ ...base, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS, stallGraceMs: config.EXECUTION_STALL_GRACE_MS, adminToken, upstreamCredentials }),
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   class EmbeddedAppModule {}
 
   const { app, url } = await startNestApp({ service: 'embedded', module: EmbeddedAppModule, host: config.HOST, port: config.PORT, shutdownHooks: false, trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
-    requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS, browserGuard: gatewayBrowserGuard(config.GATEWAY_ALLOWED_HOSTS) });
+    requestHeadTimeoutMs: config.HTTP_REQUEST_HEAD_TIMEOUT_MS, browserGuard: gatewayBrowserGuard(config.GATEWAY_ALLOWED_HOSTS), mount: mountOAuth });
 
   let stopping = false;
   const dropAfterGrace = (server: import('node:http').Server) => setTimeout(() => server.closeAllConnections(), 3_000).unref();

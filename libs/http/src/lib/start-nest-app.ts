@@ -29,6 +29,8 @@ export interface StartOptions {
   requestHeadTimeoutMs?: number;
   /** Serves the OpenAPI document of the app's controllers at `/docs` (JSON at `/docs-json`). */
   openApi?: { title: string; description: string };
+  /** Express handlers of the app's own, mounted at the root after body parsing and before the controllers' routes. */
+  mount?: (app: INestApplication) => void;
   /** Host and Origin validation on the routes a browser could be made to call (see `browserGuard`). */
   browserGuard?: Omit<BrowserGuardOptions, 'bindHost'>;
 }
@@ -49,6 +51,7 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   app.use(traceRequests, timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseUnsafeBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
+  options.mount?.(app);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.shutdownHooks !== false) app.enableShutdownHooks();
   if (options.openApi) {

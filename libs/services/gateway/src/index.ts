@@ -11,3 +11,4 @@ export { SearchToolsUseCase } from './lib/search-tools/search-tools.usecase';
 export { SemanticIndex } from './lib/semantic-search/semantic-index.service';
 export * from './lib/semantic-search/hybrid-ranking';
 export { SentenceEncoder } from './lib/semantic-search/sentence-encoder';
+export { mountOAuth } from './lib/oauth/oauth-routes';

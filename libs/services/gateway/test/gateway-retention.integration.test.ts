@@ -40,15 +40,31 @@ describe('gateway retention', () => {
     ds.query(`INSERT INTO gateway.device_sign_in (request_id, poll_hash, user_code, device_name, slug, expires_at) VALUES ($1, 'h', 'ABCD-EFGH', 'laptop', 'demo', $2)`,
       [randomUUID(), new Date(Date.now() - expiredMsAgo)]);
 
+  /** An OAuth request and an access token of its grant, expired `expiredMsAgo`. */
+  const oauth = async (expiredMsAgo: number) => {
+    const [ownerId, agentId, urlId, grantId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const at = new Date(Date.now() - expiredMsAgo);
+    await ds.query(`INSERT INTO gateway.owner (owner_id, name) VALUES ($1, 'o')`, [ownerId]);
+    await ds.query(`INSERT INTO gateway.agent (agent_id, owner_id, name) VALUES ($1, $2, 'a')`, [agentId, ownerId]);
+    await ds.query(`INSERT INTO gateway.mcp_url (mcp_url_id, slug) VALUES ($1, $2)`, [urlId, `u-${urlId.slice(0, 8)}`]);
+    await ds.query(`INSERT INTO gateway.oauth_grant (grant_id, client_id, client_name, owner_id, agent_id, mcp_url_id, scopes) VALUES ($1, 'c', 'c', $2, $3, $4, 'mcp')`, [grantId, ownerId, agentId, urlId]);
+    await ds.query(`INSERT INTO gateway.oauth_request (request_id, client_id, client_name, redirect_uri, code_challenge, scopes, resource, issuer, mcp_url_id, expires_at, grant_id)
+      VALUES ($1, 'c', 'c', 'http://127.0.0.1/cb', 'x', 'mcp', 'r', 'i', $2, $3, $4)`, [randomUUID(), urlId, at, grantId]);
+    await ds.query(`INSERT INTO gateway.credential (credential_id, agent_id, secret_hash, grant_id, mcp_url_id, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [randomUUID(), agentId, randomUUID(), grantId, urlId, at]);
+  };
+
   it('erases old answers but keeps their keys, purges ended sign-ins and spent counters, and leaves the rest', async () => {
     const old = await call(8);
     const recent = await call(6);
     await signIn(SIGN_IN_KEEP_MS + 60_000);
     await signIn(60_000); // expired a minute ago: kept a day
     await signIn(-600_000); // still open
+    await oauth(SIGN_IN_KEEP_MS + 60_000); // its request and token purged (2 rows)
+    await oauth(60_000); // kept a day
     await ds.query(`INSERT INTO gateway.rate_limit (key, points, expire) VALUES ('search:a:1', 3, $1), ('search:a:2', 1, $2)`, [Date.now() - 1000, Date.now() + 60_000]);
 
-    expect(await pruneGateway(ds)).toEqual({ answers: 1, signIns: 1, rateLimits: 1 });
+    expect(await pruneGateway(ds)).toEqual({ answers: 1, signIns: 1, oauth: 2, rateLimits: 1 });
 
     const rows: { intent_id: string; result: unknown; expired: boolean; in_life: unknown }[] =
       await ds.query(`SELECT intent_id, result, answer_expired_at IS NOT NULL AS expired, life #> '{held,x402PaymentResponse}' AS in_life FROM gateway.call`);
@@ -58,6 +74,7 @@ describe('gateway retention', () => {
     expect(await ds.query('SELECT count(*)::int AS n FROM gateway.operation_key WHERE intent_id = $1', [old])).toEqual([{ n: 1 }]);
     expect(await ds.query('SELECT count(*)::int AS n FROM gateway.device_sign_in')).toEqual([{ n: 2 }]);
     expect(await ds.query('SELECT key FROM gateway.rate_limit')).toEqual([{ key: 'search:a:2' }]);
-    expect(await pruneGateway(ds)).toEqual({ answers: 0, signIns: 0, rateLimits: 0 });
+    expect(await ds.query('SELECT (SELECT count(*) FROM gateway.oauth_request)::int AS requests, (SELECT count(*) FROM gateway.credential)::int AS tokens')).toEqual([{ requests: 1, tokens: 1 }]);
+    expect(await pruneGateway(ds)).toEqual({ answers: 0, signIns: 0, oauth: 0, rateLimits: 0 });
   });
 });

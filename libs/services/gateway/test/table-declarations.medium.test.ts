@@ -8,9 +8,10 @@ import { DEVICE_SIGN_IN, OWNER_KEY } from '../src/lib/sign-in/sign-ins.repositor
 import { ACCESS_POLICY } from '../src/lib/access-policy/access-policies.repository';
 import { CATALOG_TOOL } from '../src/lib/sync-catalog/catalog-tools.repository';
 import { gatewayDataSourceOptions } from '../src/lib/gateway.datasource-options';
+import { OAUTH_CLIENT, OAUTH_GRANT, OAUTH_REQUEST } from '../src/lib/oauth/oauth.repository';
 
 jest.setTimeout(60_000);
 
-describe('the gateway\'s tables', () => expectTablesAsMigrated('gw', gatewayDataSourceOptions, [CALL, OPERATION_KEY, MCP_URL, CREDENTIAL, DEVICE_SIGN_IN, OWNER_KEY, CATALOG_TOOL, ACCESS_POLICY,
+describe('the gateway\'s tables', () => expectTablesAsMigrated('gw', gatewayDataSourceOptions, [CALL, OPERATION_KEY, MCP_URL, CREDENTIAL, DEVICE_SIGN_IN, OWNER_KEY, CATALOG_TOOL, ACCESS_POLICY, OAUTH_CLIENT, OAUTH_GRANT, OAUTH_REQUEST,
   // The messaging kit's tables, as the gateway's migrations built its copy of them.
   inSchema(OUTBOX_EVENT, 'gateway'), inSchema(INBOX_EVENT, 'gateway'), inSchema(PARKED_EVENT, 'gateway')]));

@@ -11,8 +11,34 @@ export function WithCallDeadlineConfig<B extends ConfigBase>(Base: B) {
   return CallDeadlineConfig;
 }
 
+/** The OAuth sign-in's settings, shared by the gateway app's config and the embedded host's. */
+export function WithOAuthConfig<B extends ConfigBase>(Base: B) {
+  class OAuthConfig extends Base {
+    @EnvVar({ description: 'The gateway\'s public base URL (scheme and host, no path), the OAuth issuer and the origin of every MCP URL\'s resource. Unset: the URL each request reached the gateway by (fine on loopback; set it in deployment).', type: 'string', example: 'https://gateway.example.com' })
+    @IsOptional() @Matches(/^https?:\/\/[^/?#\s]+$/, { message: 'must be a scheme and host, without a path' })
+    GATEWAY_PUBLIC_URL?: string;
+
+    @EnvVar({ description: 'Lifetime (s) of an OAuth access token.' })
+    @IsInt() @Min(60) @Max(86_400)
+    GATEWAY_OAUTH_ACCESS_TTL_S = 3600;
+
+    @EnvVar({ description: 'Lifetime (s) of an OAuth refresh token (rotated on every use).' })
+    @IsInt() @Min(3600) @Max(31_536_000)
+    GATEWAY_OAUTH_REFRESH_TTL_S = 2_592_000;
+  }
+  return OAuthConfig;
+}
+
+/** The OAuth options of the gateway module; an http client ID metadata document is accepted only on loopback (a developer's machine). */
+export function oauthOptions(c: { GATEWAY_PUBLIC_URL?: string; GATEWAY_OAUTH_ACCESS_TTL_S: number; GATEWAY_OAUTH_REFRESH_TTL_S: number }, bindHost: string) {
+  return {
+    accessTtlS: c.GATEWAY_OAUTH_ACCESS_TTL_S, refreshTtlS: c.GATEWAY_OAUTH_REFRESH_TTL_S, ...(c.GATEWAY_PUBLIC_URL ? { publicUrl: c.GATEWAY_PUBLIC_URL } : {}),
+    loopbackHttpClientIds: ['127.0.0.1', '::1', 'localhost'].includes(bindHost),
+  };
+}
+
 /** Every variable the gateway app reads, validated at boot. */
-export class GatewayAppConfig extends WithCallDeadlineConfig(CommonConfig) {
+export class GatewayAppConfig extends WithOAuthConfig(WithCallDeadlineConfig(CommonConfig)) {
   @EnvVar({ description: 'HTTP port of the gateway app.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3000;
@@ -68,5 +94,5 @@ export class GatewayAppConfig extends WithCallDeadlineConfig(CommonConfig) {
 
 /** The routes a browser page could be made to call, guarded against DNS rebinding (`browserGuard` in @tollgate/http). */
 export function gatewayBrowserGuard(allowedHosts: string): { paths: string[]; allowedHosts: string[] } {
-  return { paths: ['/mcp', '/signin'], allowedHosts: allowedHosts.split(',').map((h) => h.trim()).filter(Boolean) };
+  return { paths: ['/mcp', '/signin', '/oauth', '/authorize'], allowedHosts: allowedHosts.split(',').map((h) => h.trim()).filter(Boolean) };
 }

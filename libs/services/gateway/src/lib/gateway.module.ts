@@ -32,6 +32,45 @@ import { McpController } from './mcp/mcp.controller';
 import { McpServers } from './mcp/mcp-servers';
 import { OutcomeWorkflow } from './record-outcome/outcome.workflow';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
+import { ConsentController } from './oauth/consent.controller';
+import { AdminGrantsController, OAuthGrants, OwnerGrantsController } from './oauth/grants.controller';
+import { TollgateOAuthProvider } from './oauth/oauth-provider';
+import { OAuthRoutes } from './oauth/oauth-routes';
+import { OAuthRepository } from './oauth/oauth.repository';
+import { OwnerApproval } from './sign-in/owner-approval';
+
+/** The gateway's services, repositories and jobs (the options and the outbox writer are per registration). */
+const GATEWAY_PROVIDERS = [
+  ManageIdentitiesUseCase,
+  AuthenticateUseCase,
+  IdentityCache,
+  CallToolUseCase,
+  CallTasksUseCase,
+  CallsRepository,
+  IdentitiesRepository,
+  SignInsRepository,
+  CallWaiters,
+  CatalogIndex,
+  SemanticIndex,
+  AccessPolicyService,
+  DeviceSignInUseCase,
+  PolicyToolsHost,
+  FreeCallsService,
+  RateLimits,
+  GatewayRetentionJob,
+  ListToolsUseCase,
+  SearchToolsUseCase,
+  GetToolUseCase,
+  OutcomeWorkflow,
+  SyncCatalogUseCase,
+  GatewayEventsHost,
+  McpServers,
+  OwnerApproval,
+  OAuthRepository,
+  TollgateOAuthProvider,
+  OAuthRoutes,
+  OAuthGrants,
+];
 
 /** Gateway: agents, credentials, MCP URLs, the MCP surface. Emits CallRequested; consumes catalog and call-outcome events. */
 @Module({})
@@ -40,34 +79,11 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [serviceDatabaseModule(GATEWAY, () => gatewayDataSourceOptions(options.databaseUrl))],
-      controllers: [McpController, AdminController, AccessPolicyController, SignInController, OwnerKeysController],
+      controllers: [McpController, AdminController, AccessPolicyController, SignInController, OwnerKeysController, ConsentController, OwnerGrantsController, AdminGrantsController],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: options },
         outboxWriterProvider(GATEWAY_OUTBOX, GATEWAY),
-        ManageIdentitiesUseCase,
-        AuthenticateUseCase,
-        IdentityCache,
-        CallToolUseCase,
-        CallTasksUseCase,
-        CallsRepository,
-        IdentitiesRepository,
-        SignInsRepository,
-        CallWaiters,
-        CatalogIndex,
-        SemanticIndex,
-        AccessPolicyService,
-        DeviceSignInUseCase,
-        PolicyToolsHost,
-        FreeCallsService,
-        RateLimits,
-        GatewayRetentionJob,
-        ListToolsUseCase,
-        SearchToolsUseCase,
-        GetToolUseCase,
-        OutcomeWorkflow,
-        SyncCatalogUseCase,
-        GatewayEventsHost,
-        McpServers,
+        ...GATEWAY_PROVIDERS,
       ],
       exports: [ManageIdentitiesUseCase, DeviceSignInUseCase, CatalogIndex, SearchToolsUseCase],
     };

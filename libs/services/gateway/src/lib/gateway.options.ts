@@ -22,6 +22,8 @@ export interface GatewayOptions extends ServiceRuntimeOptions {
   retentionIntervalMs?: number;
   /** search_tools ranking: `hybrid` (default; lexical alone while the model is unavailable), `lexical`, or `dense` (evaluation). */
   searchRanking?: 'hybrid' | 'lexical' | 'dense';
+  /** OAuth sign-in: token lifetimes (s), the public base URL (else the request's own), loopback http client ID documents (development). */
+  oauth?: { accessTtlS?: number; refreshTtlS?: number; publicUrl?: string; loopbackHttpClientIds?: boolean };
   /** Folder of the sentence-embedding model (infra/models/model.sh fetch puts it in infra/models/.data/all-minilm-l6-v2-q). */
   searchModelDir?: string;
 }

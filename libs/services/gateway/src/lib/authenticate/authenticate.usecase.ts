@@ -50,7 +50,8 @@ export class AuthenticateUseCase {
     const secret = bearerSecret(authorization);
     const hash = secret ? hashCredential(secret) : undefined;
     const cred = hash ? await this.cache.get(`cred:${hash}`, () => this.identities.liveCredential(hash)) : undefined;
-    if (!cred) return this.failed(clientAddress, secret);
+    // An OAuth access token is good for the one URL its grant names (RFC 8707); elsewhere it is no credential at all.
+    if (!cred || (cred.mcp_url_id && cred.mcp_url_id !== url.mcp_url_id)) return this.failed(clientAddress, secret);
     // A private URL exists only for its owner's agents: to anyone else it is not there.
     if (url.owner_id && url.owner_id !== cred.owner_id) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
     return {

@@ -28,11 +28,15 @@ export const CREDENTIAL = defineTable('gateway.credential', {
   secret_hash: col.text().required(),
   created_at: col.timestamptz().required(),
   revoked_at: col.timestamptz().nullable(),
+  /** An OAuth access token: the grant it came from, the one URL it is good for, and when it expires. */
+  grant_id: col.uuid().nullable(),
+  mcp_url_id: col.uuid().nullable(),
+  expires_at: col.timestamptz().nullable(),
 });
 
 /** A live credential with its agent's owner (`gateway.agent`). */
 const LIVE_CREDENTIAL = defineTable('(live credential)', { ...CREDENTIAL.columns, owner_id: col.uuid().required() });
-export type CredentialRow = Pick<RowOf<typeof LIVE_CREDENTIAL>, 'credential_id' | 'agent_id' | 'owner_id'>;
+export type CredentialRow = Pick<RowOf<typeof LIVE_CREDENTIAL>, 'credential_id' | 'agent_id' | 'owner_id' | 'mcp_url_id'>;
 
 const URL_COLUMNS = Object.keys(MCP_URL.columns) as (keyof typeof MCP_URL.columns)[];
 
@@ -60,9 +64,9 @@ export class IdentitiesRepository {
 
   /** The credential whose secret hashes to `hash`, unless revoked. */
   async liveCredential(hash: string): Promise<CredentialRow | undefined> {
-    const [row] = await select(this.dataSource, LIVE_CREDENTIAL, ['credential_id', 'agent_id', 'owner_id'],
-      `SELECT c.credential_id, c.agent_id, a.owner_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
-        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL`, [hash]);
+    const [row] = await select(this.dataSource, LIVE_CREDENTIAL, ['credential_id', 'agent_id', 'owner_id', 'mcp_url_id'],
+      `SELECT c.credential_id, c.agent_id, a.owner_id, c.mcp_url_id FROM gateway.credential c JOIN gateway.agent a ON a.agent_id = c.agent_id
+        WHERE c.secret_hash = $1 AND c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > now())`, [hash]);
     return row;
   }
 

@@ -1,11 +1,14 @@
-import { All, Controller, type OnModuleDestroy, type OnModuleInit, Param, Post, Req, Res } from '@nestjs/common';
+import { All, Controller, Inject, type OnModuleDestroy, type OnModuleInit, Param, Post, Req, Res } from '@nestjs/common';
 import { type AuthInfo } from '@modelcontextprotocol/server';
 import { type Request, type Response } from 'express';
 import { createLogger } from '@tollgate/observability';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { CallTasksUseCase } from '../call-tasks/call-tasks.usecase';
 import { CatalogIndex } from '../catalog/catalog-index.service';
-import { GATEWAY } from '../gateway.constants';
+import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
+import { type GatewayOptions } from '../gateway.options';
+import { MCP_SCOPE } from '../oauth/oauth-provider';
+import { baseOf, resourceMetadataUrl } from '../oauth/oauth-routes';
 import { invalidArguments } from '../hosted-tools/hosted-tools';
 import { bothEras, type EraHandler } from './both-eras';
 import { type EdgeRefusal, refuseAtEdge } from './edge-input';
@@ -40,11 +43,18 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     private readonly catalog: CatalogIndex,
     private readonly tasks: CallTasksUseCase,
     private readonly servers: McpServers,
+    @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
   ) {}
 
   /** 2026-07-28 clients hear of catalog changes on `subscriptions/listen`; every replica follows the catalog itself, so any replica can hold the stream. */
   onModuleInit(): void {
     this.stopNotifying = this.catalog.onChange(() => this.serve.toolsChanged());
+  }
+
+  /** RFC 9728's challenge: where this URL's protected-resource metadata is (and so its authorization server). */
+  private challenge(req: Request, slug: string): string {
+    const metadata = resourceMetadataUrl(baseOf(req, this.options.oauth?.publicUrl), slug.toLowerCase());
+    return `Bearer resource_metadata="${metadata}", scope="${MCP_SCOPE}"${req.headers.authorization ? ', error="invalid_token"' : ''}`;
   }
 
   @Post(':slug')
@@ -53,7 +63,7 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     const auth = await this.authenticate.execute(slug, req.headers.authorization, req.ip ?? req.socket.remoteAddress ?? 'unknown');
     if (!auth.ok) {
       const f = AUTH_FAILURES[auth.code];
-      if (auth.code === 'MCP_CREDENTIAL_INVALID') res.setHeader('WWW-Authenticate', 'Bearer');
+      if (auth.code === 'MCP_CREDENTIAL_INVALID') res.setHeader('WWW-Authenticate', this.challenge(req, slug));
       const retry = 'retryAfterMs' in auth ? auth.retryAfterMs : undefined;
       if (retry !== undefined) res.setHeader('Retry-After', String(Math.ceil(retry / 1000)));
       res.status(f.status).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: f.message, data: { code: auth.code, ...(retry !== undefined ? { retryAfterMs: retry } : {}) } } });

@@ -14,11 +14,12 @@ export const SIGN_IN_KEEP_MS = 86_400_000;
  * The gateway's retention, enforcing what the docs promise:
  * - a call's replayable answer (result, x402 receipt) is erased 7 days after the call; the operation key and the call
  *   row stay, so a repeat answers IDEMPOTENCY_RESULT_UNAVAILABLE and never buys the work again;
- * - device sign-ins a day past their expiry are deleted;
+ * - device sign-ins and OAuth authorization requests a day past their expiry are deleted, and so are OAuth access
+ *   tokens a day past theirs (a refresh issues new ones; the grant stays until revoked);
  * - rate-limit counters past their window are deleted.
  * Nothing here is an event: the ledger's timelines and the event log are untouched.
  */
-export async function pruneGateway(db: Queryable, now = Date.now()): Promise<{ answers: number; signIns: number; rateLimits: number }> {
+export async function pruneGateway(db: Queryable, now = Date.now()): Promise<{ answers: number; signIns: number; oauth: number; rateLimits: number }> {
   const answers = await deleteInBatches(db,
     `UPDATE gateway.call SET result = NULL, life = life #- '{held,x402PaymentResponse}', answer_expired_at = now()
       WHERE intent_id IN (SELECT intent_id FROM gateway.call WHERE answer_expired_at IS NULL AND created_at < $1 LIMIT $2)`,
@@ -26,10 +27,15 @@ export async function pruneGateway(db: Queryable, now = Date.now()): Promise<{ a
   const signIns = await deleteInBatches(db,
     'DELETE FROM gateway.device_sign_in WHERE request_id IN (SELECT request_id FROM gateway.device_sign_in WHERE expires_at < $1 LIMIT $2)',
     [new Date(now - SIGN_IN_KEEP_MS)]);
+  const ended = new Date(now - SIGN_IN_KEEP_MS);
+  const oauth = await deleteInBatches(db,
+    'DELETE FROM gateway.oauth_request WHERE request_id IN (SELECT request_id FROM gateway.oauth_request WHERE expires_at < $1 LIMIT $2)', [ended])
+    + await deleteInBatches(db,
+      'DELETE FROM gateway.credential WHERE credential_id IN (SELECT credential_id FROM gateway.credential WHERE grant_id IS NOT NULL AND expires_at < $1 LIMIT $2)', [ended]);
   const rateLimits = await deleteInBatches(db,
     'DELETE FROM gateway.rate_limit WHERE key IN (SELECT key FROM gateway.rate_limit WHERE expire < $1 LIMIT $2)',
     [now]);
-  return { answers, signIns, rateLimits };
+  return { answers, signIns, oauth, rateLimits };
 }
 
 @Injectable()

@@ -48,9 +48,8 @@ export class DeviceSignInUseCase {
     return r && { userCode: r.user_code, deviceName: r.device_name, slug: r.slug, status: r.status, expired: r.expired };
   }
 
-  async approve(requestId: string, ownerKey: string): Promise<ApproveOutcome> {
-    const ownerId = await this.signIns.ownerOfKey(hashCredential(ownerKey));
-    if (!ownerId) return { ok: false, reason: 'owner_key_invalid' };
+  /** The owner (known by an owner key, `OwnerApproval`) approves: a new agent of theirs for the device. */
+  async approve(requestId: string, ownerId: string): Promise<ApproveOutcome> {
     const req = await this.describe(requestId);
     if (!req) return { ok: false, reason: 'unknown' };
     if (req.expired) return { ok: false, reason: 'expired' };

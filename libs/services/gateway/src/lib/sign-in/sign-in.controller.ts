@@ -4,9 +4,9 @@ import { IsString, Length, Matches } from 'class-validator';
 import { type Request, type Response } from 'express';
 import { adminTokenGuard } from '@tollgate/http';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
-import { hashCredential } from '../admin/manage-identities.usecase';
 import { RateLimits } from '../rate-limit/rate-limits.service';
 import { DeviceSignInUseCase } from './device-sign-in.usecase';
+import { escapeHtml, OwnerApproval, page } from './owner-approval';
 
 export class StartSignInDto {
   @IsString() @Length(1, 100) deviceName!: string;
@@ -21,15 +21,6 @@ export class ApproveSignInDto {
   @IsString() @Length(1, 200) ownerKey!: string;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}
-code{font-size:1.4rem;letter-spacing:.1em}label,input,button{display:block;margin:.5rem 0}input{width:100%;padding:.4rem}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-}
-
 /** The device sign-in of the local bridge (G2): start and poll for the device, the approval page for the owner. */
 @ApiTags('sign-in')
 @Controller('signin')
@@ -37,6 +28,7 @@ export class SignInController {
   constructor(
     private readonly signIn: DeviceSignInUseCase,
     private readonly limits: RateLimits,
+    private readonly owners: OwnerApproval,
   ) {}
 
   /** At most 10 sign-ins started per client address and UTC minute. */
@@ -77,13 +69,9 @@ export class SignInController {
   @HttpCode(200)
   @Header('Content-Type', 'text/html; charset=utf-8')
   async approve(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: ApproveSignInDto, @Req() req: Request, @Res() res: Response): Promise<void> {
-    // Owner keys cannot be guessed from one address or sprayed from many: the credential failure limits apply.
-    const subjects = [['authFailures', `addr:${req.ip ?? 'unknown'}`], ['authFailuresPerSecret', `secret:${hashCredential(dto.ownerKey)}`]] as const;
-    for (const [limit, subject] of subjects) {
-      if (!(await this.limits.exhausted(limit, subject)).ok) return void res.status(429).send(page('Not approved', '<p>Too many attempts. Wait a minute, then try again.</p>'));
-    }
-    const out = await this.signIn.approve(requestId, dto.ownerKey);
-    if (!out.ok && out.reason === 'owner_key_invalid') await Promise.all(subjects.map(([limit, subject]) => this.limits.consume(limit, subject)));
+    const owner = await this.owners.ownerOf(dto.ownerKey, req.ip ?? 'unknown');
+    if (!owner.ok && owner.reason === 'limited') return void res.status(429).send(page('Not approved', '<p>Too many attempts. Wait a minute, then try again.</p>'));
+    const out = owner.ok ? await this.signIn.approve(requestId, owner.ownerId) : { ok: false as const, reason: 'owner_key_invalid' as const };
     if (out.ok) return void res.send(page('Device approved', `<p><b>${escapeHtml(out.deviceName)}</b> is connected. Return to the app: its tools appear there.</p>`));
     const [status, text] = {
       owner_key_invalid: [403, 'That owner key is not valid.'],

@@ -1,0 +1,94 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type INestApplication } from '@nestjs/common';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
+import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
+import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
+import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
+import { IdentitiesRepository } from '../authenticate/identities.repository';
+import { GATEWAY_OPTIONS } from '../gateway.constants';
+import { type GatewayOptions } from '../gateway.options';
+import { MCP_SCOPE, TollgateOAuthProvider } from './oauth-provider';
+
+/** The gateway's base URL as this request reached it (or the configured public URL): the issuer and the resources' origin. */
+export function baseOf(req: Request, publicUrl: string | undefined): string {
+  return (publicUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/+$/, '');
+}
+
+/** Where the protected-resource metadata of an MCP URL lives (RFC 9728, the path inserted after the well-known prefix). */
+export function resourceMetadataUrl(base: string, slug: string): string {
+  return `${base}/.well-known/oauth-protected-resource/mcp/${slug}`;
+}
+
+/**
+ * The authorization server's HTTP surface, on the MCP SDK's OAuth handlers (request validation, client
+ * authentication, PKCE, CORS and rate limits are theirs; the decisions are `TollgateOAuthProvider`'s):
+ * `/authorize`, `/token`, `/register` (RFC 7591), `/revoke` (RFC 7009), the server's metadata (RFC 8414) and each
+ * MCP URL's protected-resource metadata (RFC 9728). Both metadata documents are per request, from the base URL the
+ * client used, so the resource a client derives from its MCP URL is the one the metadata names.
+ */
+@Injectable()
+export class OAuthRoutes {
+  readonly handler: RequestHandler;
+
+  constructor(
+    @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
+    provider: TollgateOAuthProvider,
+    private readonly identities: IdentitiesRepository,
+  ) {
+    const router = express.Router();
+    router.use((req: Request, res: Response, next: NextFunction) => {
+      res.locals['oauthBase'] = baseOf(req, this.options.oauth?.publicUrl);
+      next();
+    });
+    router.use('/authorize', authorizationHandler({ provider }));
+    router.use('/token', tokenHandler({ provider }));
+    router.use('/register', clientRegistrationHandler({ clientsStore: provider.clientsStore }));
+    router.use('/revoke', revocationHandler({ provider }));
+    router.get('/.well-known/oauth-authorization-server', (_req, res) => this.serverMetadata(res));
+    router.get('/.well-known/oauth-protected-resource/mcp/:slug', (req, res, next) => this.resourceMetadata(req, res).catch(next));
+    this.handler = router;
+  }
+
+  private serverMetadata(res: Response): void {
+    const base = String(res.locals['oauthBase']);
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.json({
+      issuer: new URL(base).href,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      registration_endpoint: `${base}/register`,
+      revocation_endpoint: `${base}/revoke`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      scopes_supported: [MCP_SCOPE],
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
+    });
+  }
+
+  private async resourceMetadata(req: Request, res: Response): Promise<void> {
+    const slug = String(req.params['slug']).toLowerCase();
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (!(await this.identities.enabledUrl(slug))) {
+      res.status(404).json({ error: 'not_found', error_description: 'No MCP server at this URL' });
+      return;
+    }
+    const base = String(res.locals['oauthBase']);
+    res.json({
+      resource: `${base}/mcp/${slug}`,
+      authorization_servers: [new URL(base).href],
+      scopes_supported: [MCP_SCOPE],
+      bearer_methods_supported: ['header'],
+      resource_name: `Tollgate /mcp/${slug}`,
+    });
+  }
+}
+
+/** Mounts the OAuth routes at the root of the gateway's HTTP app (before Nest's own routes). */
+export function mountOAuth(app: INestApplication): void {
+  app.use(app.get(OAuthRoutes).handler);
+}

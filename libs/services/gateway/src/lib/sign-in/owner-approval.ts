@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { hashCredential } from '../admin/manage-identities.usecase';
+import { RateLimits } from '../rate-limit/rate-limits.service';
+import { SignInsRepository } from './sign-ins.repository';
+
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** The small HTML page of an owner's approval (a device's sign-in or an OAuth client's consent). */
+export function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}
+code{font-size:1.4rem;letter-spacing:.1em}label,input,button{display:block;margin:.5rem 0}input{width:100%;padding:.4rem}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+/**
+ * Who approves: the owner, by an owner key. Owner keys cannot be guessed from one address or sprayed from many: the
+ * credential-failure limits apply, and only a wrong key counts against them.
+ */
+@Injectable()
+export class OwnerApproval {
+  constructor(
+    private readonly limits: RateLimits,
+    private readonly signIns: SignInsRepository,
+  ) {}
+
+  async ownerOf(ownerKey: string, clientAddress: string): Promise<{ ok: true; ownerId: string } | { ok: false; reason: 'limited' | 'owner_key_invalid' }> {
+    const subjects = [['authFailures', `addr:${clientAddress}`], ['authFailuresPerSecret', `secret:${hashCredential(ownerKey)}`]] as const;
+    for (const [limit, subject] of subjects) {
+      if (!(await this.limits.exhausted(limit, subject)).ok) return { ok: false, reason: 'limited' };
+    }
+    const ownerId = await this.signIns.ownerOfKey(hashCredential(ownerKey));
+    if (ownerId) return { ok: true, ownerId };
+    await Promise.all(subjects.map(([limit, subject]) => this.limits.consume(limit, subject)));
+    return { ok: false, reason: 'owner_key_invalid' };
+  }
+}
