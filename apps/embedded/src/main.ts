@@ -27,6 +27,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '@tollgate/persistence';
 import { SampleProvidersModule, TEXT_TOOLS_PATH } from '@tollgate/sample-providers-service';
 import { SettlementModule } from '@tollgate/settlement-service';
 import { EmbeddedConfig } from './embedded.config';
+import { launchedInOwnGroup } from './terminal-launcher';
 
 interface DemoFile {
   mcpUrl: string;
@@ -48,6 +49,7 @@ interface DemoFile {
 const logger = createLogger('embedded');
 
 async function main(): Promise<void> {
+  if (launchedInOwnGroup()) return;
   const config = loadConfig(EmbeddedConfig);
   const dataDir = path.resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });

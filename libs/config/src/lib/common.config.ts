@@ -31,6 +31,10 @@ export class CommonConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  @EnvVar({ description: 'Log lines: pretty (readable, one line each) or json (one object per line). Unset: pretty on a terminal, json otherwise.', type: 'string', example: '' })
+  @IsOptional() @IsIn(['pretty', 'json'])
+  LOG_FORMAT?: 'pretty' | 'json';
+
   @EnvVar({ description: 'Fallback interval (ms) at which the outbox relay polls when no commit notification arrived.' })
   @IsInt() @Min(50) @Max(60_000)
   OUTBOX_POLL_INTERVAL_MS = 1000;

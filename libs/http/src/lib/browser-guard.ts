@@ -38,7 +38,7 @@ export function browserGuard(options: BrowserGuardOptions, logger: Logger) {
     const origin = validateOriginHeader(req.headers.origin, hosts ? origins : [...origins, hostnameOf(req.headers.host)]);
     const refused = !host.ok ? host : !origin.ok ? origin : undefined;
     if (!refused) return next();
-    logger.info({ code: refused.errorCode, path: req.path }, 'request refused: Host or Origin not allowed (GATEWAY_ALLOWED_HOSTS)');
+    logger.info({ code: 'MCP_ORIGIN_NOT_ALLOWED', reason: refused.errorCode, path: req.path }, 'request refused: Host or Origin not allowed (GATEWAY_ALLOWED_HOSTS)');
     res.status(403).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Forbidden: ${refused.message}`, data: { code: 'MCP_ORIGIN_NOT_ALLOWED' } } });
   };
 }

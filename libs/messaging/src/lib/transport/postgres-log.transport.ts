@@ -75,7 +75,9 @@ export class PostgresLogTransport implements EventTransport {
       // the read climb to ~180 ms at 230k rows — cost growing with the work served).
       options: `-c plan_cache_mode=${READ_PLAN_CACHE_MODE}`,
     });
-    this.pool.on('error', (err) => this.options.logger.warn({ err }, 'event log pool connection error'));
+    // Once closing, a connection PostgreSQL ends on its way down is expected: not a warning.
+    this.pool.on('error', (err) => (this.connected ? this.options.logger.warn({ err }, 'event log pool connection error')
+      : this.options.logger.debug({ problem: err.message }, 'event log pool connection ended while closing')));
     for (const sql of DDL) await this.pool.query(sql);
     await this.listen();
     this.flushTimer = setInterval(() => void this.flushPositions().catch((err) => this.options.logger.warn({ err }, 'saving consumer positions failed')), this.options.positionFlushMs ?? 200);
