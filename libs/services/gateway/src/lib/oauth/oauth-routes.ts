@@ -88,7 +88,11 @@ export class OAuthRoutes {
   }
 }
 
+/** The paths the OAuth router serves; every other request (the MCP calls) skips it with one test. */
+const OAUTH_PATH = /^\/(?:authorize|token|register|revoke|\.well-known\/oauth-)/;
+
 /** Mounts the OAuth routes at the root of the gateway's HTTP app (before Nest's own routes). */
 export function mountOAuth(app: INestApplication): void {
-  app.use(app.get(OAuthRoutes).handler);
+  const { handler } = app.get(OAuthRoutes);
+  app.use((req: Request, res: Response, next: NextFunction) => (OAUTH_PATH.test(req.path) ? handler(req, res, next) : next()));
 }
