@@ -256,7 +256,8 @@ describe('both MCP eras on one gateway URL', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: ENVELOPE } }),
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    // RFC 9728: the challenge names where to sign in (the URL's protected-resource metadata).
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${new URL(system.demo['mcpUrl']!).origin}/.well-known/oauth-protected-resource/mcp/demo", scope="mcp"`);
     expect(((await res.json()) as { error: { data: { code: string } } }).error.data.code).toBe('MCP_CREDENTIAL_INVALID');
   });
 });
