@@ -27,7 +27,10 @@ describe('npm start on a terminal', () => {
     chmodSync(dir, 0o755); // the embedded PostgreSQL runs as its own user when we are root
     const [port, pgPort] = [await freePort(), await freePort()];
     base = `http://127.0.0.1:${port}`;
-    const host = `${process.execPath} -r @swc-node/register apps/embedded/src/main.ts`;
+    // `exec`: the terminal's foreground process is the host itself, as when a person starts it. `script` runs the
+    // command through $SHELL -c, and a shell that does not exec a lone command (dash, the usual /bin/sh) would stay in
+    // the foreground, die of the ^C itself and report 130 whatever the host did.
+    const host = `exec ${process.execPath} -r @swc-node/register apps/embedded/src/main.ts`;
     // The defaults a person gets: no LOG_FORMAT, no LOG_LEVEL.
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: path.join(dir, 'data'), PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), TERM: 'xterm' };
     delete env['LOG_FORMAT'];
