@@ -1,66 +1,124 @@
 /**
- * The official MCP conformance suite (@modelcontextprotocol/conformance
- * 0.1.13, server scenarios) against a gateway URL. The suite sends no
- * credential, so a loopback proxy in the test adds the agent's bearer header
- * — exactly what an agent's MCP client does. Failures must match the
- * committed baseline (apps/system-e2e/conformance-baseline.yml, each entry
- * with its reason): an unexpected failure, or a listed one that now passes,
- * fails the run.
+ * The official MCP conformance suite (@modelcontextprotocol/conformance 0.2.x, server scenarios) against `npm start`,
+ * in both eras: the 2026-07-28 requirements and the 2025-11-25 ones, one run each against the same running gateway.
+ *
+ * The gateway is run the way it is used: the suite's fixture tools come from an upstream provider
+ * ("conformance-fixtures", a sample provider in its own process) registered behind the gateway, so they are catalog
+ * tools, and what the suite checks is what the gateway carries from that upstream to an agent — one of them is priced,
+ * so its content crosses a paid call. The suite sends no credential; a loopback proxy adds the agent's bearer header,
+ * exactly what an agent's MCP client does.
+ *
+ * Failures must match the committed baseline of each era (apps/system-e2e/conformance-baseline.<era>.yml, every entry
+ * with its reason): an unexpected failure, or a listed one that now passes, fails the run.
  */
-import { readFileSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startProcess, startTsProcess, WORKSPACE_ROOT } from '@tollgate/testing';
 
-jest.setTimeout(300_000);
+jest.setTimeout(600_000);
 
-describe('MCP conformance suite against a gateway URL', () => {
+const FIXTURES_TOKEN = 'conformance-fixtures-token-0123456789';
+const PAID_TOOL = 'test_multiple_content_types';
+const PRICE_MINOR = 250_000n; // 0.25 USDC
+const DEPOSIT_MINOR = 100_000_000n; // the demo's 100 USDC
+
+interface Demo { mcpUrl: string; credential: string; adminToken: string; ownerId: string; databaseUrl: string }
+
+describe('MCP conformance suite against the gateway, both eras', () => {
+  let providers: RunningProcess;
   let system: RunningProcess;
   let proxy: http.Server;
   let dataDir: string;
   let proxyPort: number;
+  let demo: Demo;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-conformance-'));
     chmodSync(dataDir, 0o755);
-    const [port, pgPort] = [await freePort(), await freePort()];
+    const [port, pgPort, providersPort] = [await freePort(), await freePort(), await freePort()];
     proxyPort = await freePort();
-    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { DEMO_MONEY: 'false', PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-    await system.waitForOutput(/Tollgate is running/, 120_000);
-    const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { mcpUrl: string; credential: string };
-    const target = new URL(demo.mcpUrl);
-    proxy = http.createServer((req, res) => {
-      const upstream = http.request(
-        { host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: { ...req.headers, authorization: `Bearer ${demo.credential}` } },
-        (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-        },
-      );
-      upstream.on('error', () => res.destroy());
-      req.pipe(upstream);
+    providers = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(providersPort), SAMPLE_PROVIDERS_TOKEN: FIXTURES_TOKEN, LOG_LEVEL: 'info' });
+    await providers.waitForOutput(/listening/, 120_000);
+    const providersUrl = `http://127.0.0.1:${providersPort}`;
+    system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], {
+      PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', UPSTREAM_CREDENTIALS: `${providersUrl}=${FIXTURES_TOKEN}`,
     });
+    await system.waitForOutput(/Tollgate is running/, 120_000);
+    demo = JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as Demo;
+    const gateway = new URL(demo.mcpUrl).origin;
+    const admin = (method: string, route: string, body: unknown) =>
+      fetch(`${gateway}${route}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.adminToken}` }, body: JSON.stringify(body) });
+    const registered = await admin('POST', '/admin/providers', { providerId: 'conformance-fixtures', endpoint: `${providersUrl}/providers/conformance-fixtures/mcp` });
+    expect(registered.status).toBe(201);
+    expect((await admin('PATCH', `/admin/tools/${PAID_TOOL}`, { priceMinor: String(PRICE_MINOR), asset: 'USDC' })).status).toBe(200);
+    proxy = bearerProxy(new URL(demo.mcpUrl), demo.credential);
     await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
   });
 
   afterAll(async () => {
     await new Promise((resolve) => proxy?.close(resolve));
     await system?.stop();
+    await providers?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('passes every scenario that applies; the rest are the committed baseline', async () => {
+  /** Runs one era's required scenarios against the proxy and returns the suite's output, its exit code checked. */
+  async function conformance(requirements: '2026-07-28' | '2025-11-25'): Promise<string> {
     const cli = path.join(WORKSPACE_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-    const run = startProcess('conformance', process.execPath, [
-      cli, 'server', '--url', `http://127.0.0.1:${proxyPort}/mcp`, '--expected-failures', path.join(WORKSPACE_ROOT, 'apps/system-e2e/conformance-baseline.yml'),
-    ]);
+    const baseline = path.join(WORKSPACE_ROOT, `apps/system-e2e/conformance-baseline.${requirements}.yml`);
+    const run = startProcess(`conformance ${requirements}`, process.execPath, [cli, 'server', '--url', `http://127.0.0.1:${proxyPort}/mcp`, '--requirements', requirements, '--expected-failures', baseline]);
     const code = await new Promise<number | null>((resolve) => run.child.once('exit', (c) => resolve(c)));
     const out = run.output();
-    expect({ code, tail: code === 0 ? '' : out.slice(-4000) }).toEqual({ code: 0, tail: '' });
-    for (const scenario of ['server-initialize', 'ping', 'tools-list', 'tools-call-error']) {
-      expect(out).toMatch(new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`));
-    }
+    expect({ code, tail: code === 0 ? '' : out.slice(-6000) }).toEqual({ code: 0, tail: '' });
     expect(out).toMatch(/Baseline check passed/);
+    return out;
+  }
+
+  /** Scenarios that must pass outright: what the gateway carries from its upstream, and its own HTTP surface. */
+  const mustPass = (out: string, scenarios: string[]) => {
+    for (const scenario of scenarios) expect(out).toMatch(new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`));
+  };
+
+  it('2026-07-28: every scenario that applies passes; content of every type crosses the gateway', async () => {
+    const out = await conformance('2026-07-28');
+    mustPass(out, ['tools-list', 'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content',
+      'tools-call-error', 'json-schema-2020-12', 'dns-rebinding-protection', 'http-header-validation']);
+  });
+
+  it('2025-11-25: every scenario that applies passes, through the same gateway', async () => {
+    const out = await conformance('2025-11-25');
+    mustPass(out, ['server-initialize', 'ping', 'tools-list', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content',
+      'tools-call-error', 'json-schema-2020-12', 'dns-rebinding-protection']);
+  });
+
+  it('charged the priced fixture tool once per call the suite made (its content crossed a paid call)', async () => {
+    const pg = new PgClient({ connectionString: demo.databaseUrl });
+    await pg.connect();
+    try {
+      const calls = Number((await pg.query(`SELECT count(*)::int AS n FROM gateway.call WHERE tool_id = $1`, [PAID_TOOL])).rows[0].n);
+      const available = BigInt((await pg.query(`SELECT balance::text AS b FROM payment.balance WHERE account = $1`, [`owner:${demo.ownerId}:available`])).rows[0].b as string);
+      expect(calls).toBeGreaterThanOrEqual(2);
+      expect(available).toBe(DEPOSIT_MINOR - PRICE_MINOR * BigInt(calls));
+    } finally {
+      await pg.end();
+    }
   });
 });
+
+/** Forwards every request to the gateway's MCP URL with the agent's bearer header added. */
+function bearerProxy(target: URL, credential: string): http.Server {
+  return http.createServer((req, res) => {
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: { ...req.headers, authorization: `Bearer ${credential}` } },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+}

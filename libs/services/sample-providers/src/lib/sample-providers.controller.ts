@@ -8,6 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response } from 'express';
 import { createCatalogDemoServer } from './catalog-demo.server';
+import { createConformanceFixturesServer } from './conformance-fixtures.server';
 import { MutableToolsProvider } from './mutable-tools.server';
 import { createBulkyToolsServer, createCycleToolsServer, createOversizedToolsServer, createPagedToolsServer } from './paging.servers';
 import { createOddToolsServer, createSlowToolsServer, FlakyProviders, ReviewTicketsProvider } from './call-life.servers';
@@ -29,6 +30,7 @@ const STATELESS: Record<string, McpServerFactory> = {
   'flaky-a': () => flaky.createServer('flaky-a'),
   'flaky-b': () => flaky.createServer('flaky-b'),
   'odd-tools': createOddToolsServer,
+  'conformance-fixtures': createConformanceFixturesServer,
 };
 
 /**

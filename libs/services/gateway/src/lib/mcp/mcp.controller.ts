@@ -4,6 +4,7 @@ import { type Request, type Response } from 'express';
 import { createLogger } from '@tollgate/observability';
 import { AuthenticateUseCase, type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { CallTasksUseCase } from '../call-tasks/call-tasks.usecase';
+import { isAccessible } from '../catalog/catalog-access';
 import { CatalogIndex } from '../catalog/catalog-index.service';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
@@ -14,6 +15,7 @@ import { bothEras, type EraHandler } from './both-eras';
 import { type EdgeRefusal, refuseAtEdge } from './edge-input';
 import { invalidParams } from './invalid-params';
 import { type McpCaller, McpServers } from './mcp-servers';
+import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers';
 import { taskRequestOf, type TaskRequest } from './task-request';
 
 const logger = createLogger(GATEWAY);
@@ -85,6 +87,11 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
       return;
     }
     const caller = await this.servers.callerFor(auth.identity, auth.profile);
+    const mismatch = paramHeaderMismatch(req.body, req.headers, (name) => this.reachableSchema(name, caller));
+    if (mismatch) {
+      res.status(400).json({ jsonrpc: '2.0', id: mismatch.id, error: { code: HEADER_MISMATCH, message: mismatch.message, data: mismatch.data } });
+      return;
+    }
     (req as Request & { auth?: AuthInfo }).auth = { token: auth.identity.credentialId, clientId: auth.identity.agentId, scopes: [], extra: { caller } };
     try {
       await this.serve.node(req, res, req.body);
@@ -92,6 +99,12 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
       logger.error({ err }, 'MCP request failed');
       if (!res.headersSent) res.status(500).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
     }
+  }
+
+  /** The input schema of a catalog tool this caller can reach through its URL (nothing about tools it cannot). */
+  private reachableSchema(name: string, caller: McpCaller): unknown {
+    const tool = this.catalog.get(name);
+    return tool && isAccessible(tool, caller.profile) ? tool.inputSchema : undefined;
   }
 
   /** Input the SDK must never parse: a refused call (counted, G9) or an invalid request. */

@@ -1,0 +1,97 @@
+import { fromJsonSchema, type JsonSchemaType, McpServer, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+/**
+ * "conformance-fixtures": an upstream MCP server with the tools the official MCP conformance suite calls, written from
+ * what its scenarios expect (the suite's package ships no server). Registered behind the gateway, its tools are catalog
+ * tools, so the suite checks what the gateway carries from an upstream to an agent: content of every type, errors,
+ * progress and log notifications, JSON Schema 2020-12 input schemas, an `x-mcp-header` parameter and a tool that needs
+ * a client capability the gateway never declares upstream.
+ */
+export function createConformanceFixturesServer(): McpServer {
+  const server = new McpServer({ name: 'conformance-fixtures', version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
+  registerContentTools(server);
+  registerNotifyingTools(server);
+  registerSchemaTools(server);
+  return server;
+}
+
+/** A 1×1 red PNG and an empty 8 kHz WAV: the smallest media the content checks accept. */
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
+const WAV_SILENT = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=';
+
+const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+
+function registerContentTools(server: McpServer): void {
+  const noArgs = z.object({});
+  server.registerTool('test_simple_text', { description: 'Returns one text block.', inputSchema: noArgs, annotations: readOnly },
+    async () => ({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] }));
+  server.registerTool('test_image_content', { description: 'Returns one PNG image.', inputSchema: noArgs, annotations: readOnly },
+    async () => ({ content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] }));
+  server.registerTool('test_audio_content', { description: 'Returns one WAV clip.', inputSchema: noArgs, annotations: readOnly },
+    async () => ({ content: [{ type: 'audio', data: WAV_SILENT, mimeType: 'audio/wav' }] }));
+  server.registerTool('test_embedded_resource', { description: 'Returns one embedded text resource.', inputSchema: noArgs, annotations: readOnly },
+    async () => ({ content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] }));
+  server.registerTool('test_multiple_content_types', { description: 'Returns text, an image and an embedded resource.', inputSchema: noArgs, annotations: readOnly },
+    async () => ({
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
+        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+      ],
+    }));
+  server.registerTool('test_error_handling', { description: 'Always answers with a tool error.', inputSchema: noArgs, annotations: readOnly },
+    async () => ({ isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] }));
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function registerNotifyingTools(server: McpServer): void {
+  server.registerTool('test_tool_with_progress', { description: 'Reports progress 0, 50 and 100 of 100.', inputSchema: z.object({}), annotations: readOnly }, async (_args, ctx) => {
+    const token = ctx.mcpReq._meta?.progressToken;
+    for (const progress of [0, 50, 100]) {
+      if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100, message: `${progress}%` } });
+      if (progress < 100) await pause(50);
+    }
+    return { content: [{ type: 'text', text: 'Progress test completed' }] };
+  });
+  server.registerTool('test_tool_with_logging', { description: 'Logs three lines at info while it runs.', inputSchema: z.object({}), annotations: readOnly }, async (_args, ctx) => {
+    for (const [i, line] of ['Tool execution started', 'Tool processing data', 'Tool execution completed'].entries()) {
+      if (i > 0) await pause(50);
+      await ctx.mcpReq.log('info', line);
+    }
+    return { content: [{ type: 'text', text: 'Logging test completed' }] };
+  });
+  // Needs sampling, which a client must declare per request in the 2026-07-28 era; the gateway never does (an upstream
+  // cannot turn a paid call into an interaction), so this tool always answers -32021 through it.
+  server.registerTool('test_missing_capability', { description: 'Needs the client to offer sampling.', inputSchema: z.object({}), annotations: readOnly }, async (_args, ctx) => {
+    const capabilities = ctx.mcpReq._meta?.['io.modelcontextprotocol/clientCapabilities'] as { sampling?: object } | undefined;
+    if (!capabilities?.sampling) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } });
+    return { content: [{ type: 'text', text: 'sampling is available' }] };
+  });
+}
+
+/** The input schema the JSON Schema 2020-12 scenario expects to survive tools/list keyword for keyword. */
+const SCHEMA_2020_12 = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  properties: {
+    name: { type: 'string' }, address: { $ref: '#/$defs/address' }, contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' }, email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+};
+
+function registerSchemaTools(server: McpServer): void {
+  server.registerTool('json_schema_2020_12_tool', { description: 'Takes a contact described in JSON Schema 2020-12.', inputSchema: fromJsonSchema(SCHEMA_2020_12 as JsonSchemaType), annotations: readOnly },
+    async (args) => ({ content: [{ type: 'text', text: `contact received: ${JSON.stringify(args)}` }] }));
+  // `region` travels in the Mcp-Param-Region header as well as in the arguments (SEP-2243), so a load balancer can route on it.
+  const regional = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } }, required: ['region'] };
+  server.registerTool('test_header_param', { description: 'Echoes a region that is also sent as a header.', inputSchema: fromJsonSchema(regional as JsonSchemaType), annotations: readOnly },
+    async (args) => ({ content: [{ type: 'text', text: `region: ${String((args as { region?: unknown }).region)}` }] }));
+}
