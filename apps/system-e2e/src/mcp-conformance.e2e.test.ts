@@ -16,12 +16,14 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
-import { freePort, type RunningProcess, startProcess, startTsProcess, WORKSPACE_ROOT } from '@tollgate/testing';
+import { freePort, type RunningProcess, startProcess, startTsProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 
 jest.setTimeout(600_000);
 
 const FIXTURES_TOKEN = 'conformance-fixtures-token-0123456789';
 const PAID_TOOL = 'test_multiple_content_types';
+/** Priced too, though it never runs through the gateway: it needs sampling, which the gateway never offers upstream. */
+const NEEDS_SAMPLING = 'test_missing_capability';
 const PRICE_MINOR = 250_000n; // 0.25 USDC
 const DEPOSIT_MINOR = 100_000_000n; // the demo's 100 USDC
 
@@ -53,7 +55,7 @@ describe('MCP conformance suite against the gateway, both eras', () => {
       fetch(`${gateway}${route}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.adminToken}` }, body: JSON.stringify(body) });
     const registered = await admin('POST', '/admin/providers', { providerId: 'conformance-fixtures', endpoint: `${providersUrl}/providers/conformance-fixtures/mcp` });
     expect(registered.status).toBe(201);
-    expect((await admin('PATCH', `/admin/tools/${PAID_TOOL}`, { priceMinor: String(PRICE_MINOR), asset: 'USDC' })).status).toBe(200);
+    for (const tool of [PAID_TOOL, NEEDS_SAMPLING]) expect((await admin('PATCH', `/admin/tools/${tool}`, { priceMinor: String(PRICE_MINOR), asset: 'USDC' })).status).toBe(200);
     proxy = bearerProxy(new URL(demo.mcpUrl), demo.credential);
     await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
   });
@@ -94,14 +96,36 @@ describe('MCP conformance suite against the gateway, both eras', () => {
       'tools-call-error', 'json-schema-2020-12', 'dns-rebinding-protection']);
   });
 
-  it('charged the priced fixture tool once per call the suite made (its content crossed a paid call)', async () => {
+  it('a tool that needs a client capability: -32021 (HTTP 400) to a 2026-07-28 agent, a tool error naming it to a 2025 one', async () => {
+    const call = (version: string, meta: Record<string, unknown> | undefined) => fetch(`http://127.0.0.1:${proxyPort}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, 'mcp-method': 'tools/call', 'mcp-name': NEEDS_SAMPLING },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: NEEDS_SAMPLING, arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
+    });
+    const modern = await call('2026-07-28', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { sampling: {} }, 'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1' } });
+    expect(modern.status).toBe(400);
+    const error = ((await modern.json()) as { error: { code: number; data: Record<string, unknown> } }).error;
+    expect(error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
+    expect(error.data['intentId']).toEqual(expect.any(String));
+    const legacy = await call('2025-11-25', undefined);
+    const result = ((await legacy.json()) as { result: { isError: boolean; _meta: Record<string, { code?: string; details?: unknown }> } }).result;
+    expect(result.isError).toBe(true);
+    expect(result._meta['assay/error']).toMatchObject({ code: 'PROVIDER_REQUEST_ERROR', details: { requiredCapabilities: { sampling: {} } } });
+  });
+
+  it('charged the priced fixture tool once per call the suite made (its content crossed a paid call); the refused one never', async () => {
     const pg = new PgClient({ connectionString: demo.databaseUrl });
     await pg.connect();
     try {
-      const calls = Number((await pg.query(`SELECT count(*)::int AS n FROM gateway.call WHERE tool_id = $1`, [PAID_TOOL])).rows[0].n);
-      const available = BigInt((await pg.query(`SELECT balance::text AS b FROM payment.balance WHERE account = $1`, [`owner:${demo.ownerId}:available`])).rows[0].b as string);
-      expect(calls).toBeGreaterThanOrEqual(2);
-      expect(available).toBe(DEPOSIT_MINOR - PRICE_MINOR * BigInt(calls));
+      const calls = async (tool: string) => Number((await pg.query(`SELECT count(*)::int AS n FROM gateway.call WHERE tool_id = $1`, [tool])).rows[0].n);
+      const available = async () => BigInt((await pg.query(`SELECT balance::text AS b FROM payment.balance WHERE account = $1`, [`owner:${demo.ownerId}:available`])).rows[0].b as string);
+      const paid = await calls(PAID_TOOL);
+      expect(paid).toBeGreaterThanOrEqual(2);
+      expect(await calls(NEEDS_SAMPLING)).toBeGreaterThanOrEqual(3); // the suite's and the two above
+      // A refused call's hold is released after its answer: wait until only the paid calls are held or charged.
+      const expected = DEPOSIT_MINOR - PRICE_MINOR * BigInt(paid);
+      await waitFor('refused holds released', async () => (await available()) === expected || undefined, 15_000, 200).catch(() => undefined);
+      expect(await available()).toBe(expected);
     } finally {
       await pg.end();
     }

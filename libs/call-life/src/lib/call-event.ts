@@ -96,6 +96,8 @@ export interface EffectRejectedFact {
   code: string;
   reason: string;
   difference?: Record<string, unknown>;
+  /** The client capabilities a provider required and the gateway does not offer (its -32021). */
+  requiredCapabilities?: Record<string, unknown>;
 }
 
 export interface CallSettledFact {

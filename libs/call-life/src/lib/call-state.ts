@@ -33,7 +33,8 @@ export interface AttemptFacts {
   result?: ResultFacts;
   unknown?: { providerId: string; reason: string; detail: string };
   confirmed?: { method: string; providerId?: string };
-  rejected?: { code: string; reason: string };
+  /** `requiredCapabilities`: the provider refused for want of client capabilities (-32021) — which ones. */
+  rejected?: { code: string; reason: string; requiredCapabilities?: Record<string, unknown> };
 }
 
 export interface SettledFacts {
@@ -141,7 +142,7 @@ export function evolve(state: CallState, event: CallEvent): CallState {
     case 'EffectConfirmed':
       return withAttempt(state, event.payload.attempt, 'confirmed', { method: event.payload.method, providerId: event.payload.providerId });
     case 'EffectRejected':
-      return withAttempt(state, event.payload.attempt, 'rejected', { code: event.payload.code, reason: event.payload.reason });
+      return withAttempt(state, event.payload.attempt, 'rejected', { code: event.payload.code, reason: event.payload.reason, requiredCapabilities: event.payload.requiredCapabilities });
     case 'CallSettled': {
       const p = event.payload;
       const settled = defined<SettledFacts>({ holdId: p.holdId, providerId: p.providerId, amount: amountOf(p.amount), fee: p.fee && amountOf(p.fee), providerNet: p.providerNet && amountOf(p.providerNet) });

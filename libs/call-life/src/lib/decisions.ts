@@ -141,7 +141,7 @@ export const UNKNOWN_OUTCOME_FAILURE: CallFailure = {
 export function failureOf(state: CallState): CallFailure | undefined {
   if (state.paymentRefused) return { ...state.paymentRefused, stage: 'payment' };
   const rejected = attemptsOf(state).filter(([, a]) => a.rejected).pop()?.[1].rejected;
-  if (rejected) return { code: rejected.code, message: rejected.reason, retryable: false };
+  if (rejected) return { code: rejected.code, message: rejected.reason, retryable: false, ...(rejected.requiredCapabilities ? { details: { requiredCapabilities: rejected.requiredCapabilities } } : {}) };
   if (openUnknownAttempt(state) !== undefined) return UNKNOWN_OUTCOME_FAILURE;
   return undefined;
 }

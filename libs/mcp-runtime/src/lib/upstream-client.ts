@@ -1,4 +1,4 @@
-import { type CallToolResult, Client, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { type CallToolResult, Client, ProtocolError, ProtocolErrorCode, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { upstreamHeaders } from './upstream-credentials';
 import { UpstreamEras } from './upstream-eras';
@@ -16,15 +16,19 @@ export const MAX_TOOL_METADATA_BYTES = 64_000;
  * `scope`: the call had no complete trusted scope (R1) and was never sent.
  * `not_sent`: the tool call never left this process — the deadline had passed before it could be sent, or no session
  * to the provider could be opened: the platform knows nothing was performed.
+ * `capability`: the provider refused before its tool ran, needing a client capability the gateway never offers
+ * upstream (2026-07-28 -32021, e.g. sampling): nothing was performed; `requiredCapabilities` says which.
  * `deadline` and `connection`: the request may have reached the provider; the outcome is unknown.
  */
-export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused' | 'scope' | 'not_sent';
+export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused' | 'scope' | 'not_sent' | 'capability';
 
 /** A failure talking to an upstream MCP server; `kind` tells whether the request may have reached it. */
 export class UpstreamError extends Error {
   constructor(
     readonly kind: UpstreamFailureKind,
     message: string,
+    /** With `capability`: the client capabilities the provider requires, in its own words (provider data). */
+    readonly requiredCapabilities?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'UpstreamError';
@@ -49,6 +53,11 @@ function effectiveTimeout(deadlineAt: number): number {
 
 function classify(error: unknown, signal: AbortSignal): UpstreamError {
   if (error instanceof UpstreamError) return error;
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MissingRequiredClientCapability) {
+    const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+    const capabilities = required && typeof required === 'object' && !Array.isArray(required) ? (required as Record<string, unknown>) : {};
+    return new UpstreamError('capability', `the provider needs client capabilities the gateway does not offer (${Object.keys(capabilities).join(', ') || 'unnamed'})`, capabilities);
+  }
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   if (signal.aborted || /abort|timed? ?out/i.test(text)) return new UpstreamError('deadline', 'the upstream did not answer before the deadline');
   // The SDK's HTTP errors carry the status (SdkHttpError.status).

@@ -1,4 +1,6 @@
 import { createServer, type Server } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, inputRequired, McpServer as ModernServer } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type AddressInfo } from 'node:net';
@@ -15,6 +17,8 @@ describe('upstream failures: not sent vs unknown', () => {
   const failure = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as UpstreamError);
   let silent: Server;
   let silentUrl: string;
+  let needy: Server;
+  let needyUrl: string;
 
   beforeAll(async () => {
     // A real MCP server whose tool takes the call and never answers: whatever was sent may have been performed.
@@ -26,8 +30,20 @@ describe('upstream failures: not sent vs unknown', () => {
     });
     await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
     silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+    // A 2026-07-28 MCP server whose tool asks the client for a sampling round: a client without sampling gets -32021.
+    const needyServer = () => {
+      const server = new ModernServer({ name: 'needy', version: '1.0.0' });
+      server.registerTool('t', { description: 'needs sampling' }, async () =>
+        inputRequired({ inputRequests: { s: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 8 }) } }));
+      return server;
+    };
+    needy = createServer(toNodeHandler(createMcpHandler(needyServer, { legacy: 'reject' })));
+    await new Promise<void>((ok) => needy.listen(0, '127.0.0.1', ok));
+    needyUrl = `http://127.0.0.1:${(needy.address() as AddressInfo).port}/mcp`;
   });
-  afterAll(() => new Promise<void>((ok) => { silent.closeAllConnections(); silent.close(() => ok()); }));
+  afterAll(async () => {
+    for (const server of [silent, needy]) await new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); });
+  });
 
   it('a deadline already passed: not sent, nothing performed', async () => {
     const e = await failure(callUpstreamTool(call(silentUrl, Date.now() - 1)));
@@ -43,5 +59,12 @@ describe('upstream failures: not sent vs unknown', () => {
   it('a provider that takes the call and never answers: the outcome is unknown (deadline), not "not sent"', async () => {
     const e = await failure(callUpstreamTool(call(silentUrl, Date.now() + 1500)));
     expect(e).toMatchObject({ kind: 'deadline' });
+  });
+
+  it('a provider that needs a client capability the gateway never offers (-32021): refused before its tool ran, naming it', async () => {
+    const e = await failure(callUpstreamTool(call(needyUrl, Date.now() + 5000)));
+    expect(e).toBeInstanceOf(UpstreamError);
+    expect(e).toMatchObject({ kind: 'capability', requiredCapabilities: { sampling: {} } });
+    expect(e?.message).toMatch(/client capabilities the gateway does not offer \(sampling\)/);
   });
 });

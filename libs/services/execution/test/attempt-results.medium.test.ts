@@ -37,6 +37,8 @@ describe('execution decides on what its commands found, through the workflow run
     workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds), new RejectParkedCallUseCase(outbox));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-r', 'lookup', 1, 'active', $1, 'read')`,
       [JSON.stringify([refusing('p-b'), refusing('p-a')])]);
+    await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-s', 'summarise', 1, 'active', $1, 'read')`,
+      [JSON.stringify([refusing('p-s')])]);
   });
   afterAll(async () => {
     await ds.destroy();
@@ -44,10 +46,10 @@ describe('execution decides on what its commands found, through the workflow run
   });
 
   /** A held call, dispatched: the first attempt's command (not run). */
-  const dispatched = async (): Promise<AttemptCommand> => {
+  const dispatched = async (toolId = 'tool-r'): Promise<AttemptCommand> => {
     const intentId = randomUUID();
     const events = [
-      callEvent('CallRequested', { intentId, ownerId: 'o', agentId: 'a', mcpUrlId: 'u', toolId: 'tool-r', price: { amountMinor: '25', asset: 'USDC' }, deadlineAt: new Date(Date.now() + 60_000).toISOString() }),
+      callEvent('CallRequested', { intentId, ownerId: 'o', agentId: 'a', mcpUrlId: 'u', toolId, price: { amountMinor: '25', asset: 'USDC' }, deadlineAt: new Date(Date.now() + 60_000).toISOString() }),
       callEvent('PaymentHeld', { intentId, holdId: randomUUID(), ownerId: 'o', amount: { amountMinor: '25', asset: 'USDC' } }),
     ];
     const [command] = await ds.transaction((m) => applyCallInputs(workflow, m, callInputs(events)));
@@ -67,6 +69,17 @@ describe('execution decides on what its commands found, through the workflow run
     ]);
     const r = await row(c.dispatch.intentId);
     expect([attemptStatus(r.life, 1), attemptStatus(r.life, 2), r.in_flight_attempt, r.reconciling_attempt]).toEqual(['failed', 'failed', null, null]);
+  });
+
+  it('a provider that needs a client capability the gateway never offers (-32021) performed nothing: rejected as its own refusal, naming the capabilities', async () => {
+    const c = await dispatched('tool-s');
+    const outcome = { kind: 'failed' as const, failure: 'capability', detail: 'the provider needs client capabilities the gateway does not offer (sampling)', requiredCapabilities: { sampling: {} } };
+    const emitted = await feedResult(workflow, { type: 'attempt', intentId: c.dispatch.intentId, ...c, outcome });
+    expect(emitted.map((e) => e.type)).toEqual(['ResultReceived', 'EffectRejected']);
+    expect(emitted[1]!.payload).toMatchObject({ attempt: 1, code: 'PROVIDER_REQUEST_ERROR', requiredCapabilities: { sampling: {} } });
+    expect((emitted[1]!.payload as { reason: string }).reason).toMatch(/client capabilities the gateway does not offer \(sampling\); nothing was performed/);
+    const r = await row(c.dispatch.intentId);
+    expect([attemptStatus(r.life, 1), r.life.attempts['1'].rejected.requiredCapabilities, r.in_flight_attempt]).toEqual(['failed', { sampling: {} }, null]);
   });
 
   it('an attempt reported twice (a worker and the stall sweep, or a redelivery): the second report emits nothing', async () => {

@@ -1,4 +1,4 @@
-import { fromJsonSchema, type JsonSchemaType, McpServer, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import { fromJsonSchema, inputRequired, type JsonSchemaType, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /**
@@ -62,13 +62,11 @@ function registerNotifyingTools(server: McpServer): void {
     }
     return { content: [{ type: 'text', text: 'Logging test completed' }] };
   });
-  // Needs sampling, which a client must declare per request in the 2026-07-28 era; the gateway never does (an upstream
-  // cannot turn a paid call into an interaction), so this tool always answers -32021 through it.
-  server.registerTool('test_missing_capability', { description: 'Needs the client to offer sampling.', inputSchema: z.object({}), annotations: readOnly }, async (_args, ctx) => {
-    const capabilities = ctx.mcpReq._meta?.['io.modelcontextprotocol/clientCapabilities'] as { sampling?: object } | undefined;
-    if (!capabilities?.sampling) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } });
-    return { content: [{ type: 'text', text: 'sampling is available' }] };
-  });
+  // Asks the client for a sampling round (2026-07-28 multi-round-trip). A client that did not declare sampling gets
+  // -32021 (MissingRequiredClientCapability) from the SDK; the gateway never declares it upstream (an upstream cannot
+  // turn a paid call into an interaction), so through the gateway this tool always ends in -32021.
+  server.registerTool('test_missing_capability', { description: 'Needs the client to offer sampling.', inputSchema: z.object({}), annotations: readOnly }, async () =>
+    inputRequired({ inputRequests: { summary: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello.' } }], maxTokens: 16 }) } }));
 }
 
 /** The input schema the JSON Schema 2020-12 scenario expects to survive tools/list keyword for keyword. */

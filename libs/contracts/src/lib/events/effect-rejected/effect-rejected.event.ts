@@ -11,6 +11,8 @@ export class EffectRejectedPayload {
   @IsString() @MinLength(1) @MaxLength(500) reason!: string;
   /** What differed between the request and the read-back, where that was the check. */
   @IsOptional() @IsObject() difference?: Record<string, unknown>;
+  /** The client capabilities the provider required and the gateway does not offer upstream (its -32021), e.g. `{ sampling: {} }`. */
+  @IsOptional() @IsObject() requiredCapabilities?: Record<string, unknown>;
 }
 
 export const EffectRejected = defineEvent({

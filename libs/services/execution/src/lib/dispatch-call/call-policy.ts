@@ -10,8 +10,9 @@ export const MAX_RESULT_BYTES = 2_500_000;
  * outcome, reconciled by operation key, never sent again.
  */
 export function mayFallBack(failure: UpstreamFailureKind, kind: 'read' | 'write'): boolean {
-  // Nothing reached the provider: another binding may serve it, and the last one failing is a plain failure, not an unknown.
-  if (failure === 'refused' || failure === 'scope' || failure === 'not_sent') return true;
+  // Nothing reached the provider's tool: another binding may serve it, and the last one failing is a plain failure, not
+  // an unknown. A provider that refused for want of a client capability (-32021) ran nothing either.
+  if (failure === 'refused' || failure === 'scope' || failure === 'not_sent' || failure === 'capability') return true;
   return kind === 'read' && failure !== 'deadline';
 }
 

@@ -62,7 +62,8 @@ export class DispatchCallUseCase {
       const detail = error instanceof UpstreamError ? error.message : 'the upstream call failed';
       if (mayFallBack(failure, d.kind)) {
         logger.warn({ intentId: d.intentId, providerId: binding.providerId, failure, last: attempt === d.bindings.length }, 'the provider performed nothing');
-        return { kind: 'failed', failure, detail };
+        const required = error instanceof UpstreamError ? error.requiredCapabilities : undefined;
+        return { kind: 'failed', failure, detail, ...(required ? { requiredCapabilities: required } : {}) };
       }
       logger.warn({ intentId: d.intentId, providerId: binding.providerId, failure }, 'outcome unknown after dispatch: reconciling by operation key');
       return { kind: 'unknown', reason: failure === 'deadline' ? 'deadline_passed' : 'connection_lost', detail };

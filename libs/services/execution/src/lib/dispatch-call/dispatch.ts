@@ -91,7 +91,8 @@ export interface AttemptCommand {
 /** What one attempt's I/O found. */
 export type AttemptOutcome =
   | { kind: 'withdrawn' }
-  | { kind: 'failed'; failure: string; detail: string }
+  /** `requiredCapabilities`: the provider refused for want of client capabilities (-32021) — which ones. */
+  | { kind: 'failed'; failure: string; detail: string; requiredCapabilities?: Record<string, unknown> }
   | { kind: 'unknown'; reason: UnknownOutcomeReason; detail: string }
   | { kind: 'too_large'; upstream: UpstreamResultDto; bytes: number; limit: number }
   | { kind: 'received'; upstream: UpstreamResultDto; verdict: ResultVerdict; readBack?: ReadBackOutcome };

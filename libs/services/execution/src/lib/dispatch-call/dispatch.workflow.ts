@@ -147,12 +147,9 @@ function decideAttempt(c: AttemptCommand, o: AttemptOutcome): ResultDecision {
     case 'withdrawn':
       return performedNothing(c, received('provider_error', 'binding_withdrawn', errorResult(`Provider ${binding.providerId} no longer serves this tool; it was not called.`)),
         rejected('TOOL_NO_ELIGIBLE_BINDING', 'No provider binding serves this tool any more; nothing was performed.'));
-    case 'failed': {
-      const many = d.bindings.length > 1;
+    case 'failed':
       return performedNothing(c, received('provider_error', o.failure === 'refused' ? 'unreachable' : o.failure, errorResult(`Provider ${binding.providerId} failed: ${o.detail}.`)),
-        rejected(many ? 'TOOL_ALL_BINDINGS_FAILED' : 'PROVIDER_SYSTEM_ERROR', many ? `All ${d.bindings.length} eligible providers failed; nothing was performed.`
-          : o.failure === 'not_sent' ? `The provider was not called (${o.detail}); nothing was performed.` : `The provider failed (${o.detail}); nothing was performed.`));
-    }
+        failedRejection(d, attempt, o));
     case 'unknown':
       return { emit: [{ type: 'OutcomeUnknown', payload: { intentId: d.intentId, attempt, providerId: binding.providerId, reason: o.reason, detail: o.detail } }] };
     case 'too_large':
@@ -164,6 +161,21 @@ function decideAttempt(c: AttemptCommand, o: AttemptOutcome): ResultDecision {
     case 'received':
       return { emit: [received(o.verdict.outcome, o.verdict.classification, o.upstream), ...checkedEffect(c, o)] };
   }
+}
+
+/**
+ * Why a call whose last attempt performed nothing is rejected. A provider that needs a client capability the gateway
+ * never offers upstream (-32021) refused the request itself: PROVIDER_REQUEST_ERROR naming the capabilities, which the
+ * gateway answers a 2026-07-28 agent as its own -32021.
+ */
+function failedRejection(d: Dispatch, attempt: number, o: Extract<AttemptOutcome, { kind: 'failed' }>): CallEmission {
+  const payload = (code: string, reason: string, extra: Record<string, unknown> = {}): CallEmission => ({ type: 'EffectRejected', payload: { intentId: d.intentId, attempt, code, reason, ...extra } });
+  if (o.requiredCapabilities) {
+    return payload('PROVIDER_REQUEST_ERROR', `The provider needs client capabilities the gateway does not offer (${Object.keys(o.requiredCapabilities).join(', ')}); nothing was performed.`,
+      { requiredCapabilities: o.requiredCapabilities });
+  }
+  if (d.bindings.length > 1) return payload('TOOL_ALL_BINDINGS_FAILED', `All ${d.bindings.length} eligible providers failed; nothing was performed.`);
+  return payload('PROVIDER_SYSTEM_ERROR', o.failure === 'not_sent' ? `The provider was not called (${o.detail}); nothing was performed.` : `The provider failed (${o.detail}); nothing was performed.`);
 }
 
 /** The attempt performed nothing: the next binding is dispatched in the same transaction, or after the last the call is rejected. */

@@ -33,6 +33,22 @@ export const TOOLS_LIST_TTL_MS = 30_000;
 
 const HOSTED = new Set<string>(HOSTED_TOOLS.map((t) => t.name));
 
+/** 2026-07-28's MissingRequiredClientCapability: the request needs a client capability that is not there. */
+export const JSONRPC_MISSING_CAPABILITY = -32021;
+
+/**
+ * A call the provider refused for want of a client capability the gateway never offers upstream (sampling, elicitation,
+ * roots: an upstream cannot turn a paid call into an interaction) is, to a 2026-07-28 agent, the revision's own answer:
+ * -32021 naming the capabilities (HTTP 400), with the call's intentId — nothing was performed or charged. A 2025-era
+ * agent gets the same refusal as a tool error (PROVIDER_REQUEST_ERROR with `details.requiredCapabilities`).
+ */
+export function missingCapabilityOf(result: ToolResult): ProtocolError | undefined {
+  const error = result._meta?.['assay/error'] as { code?: string; message?: string; intentId?: string; details?: { requiredCapabilities?: unknown } } | undefined;
+  const required = error?.details?.requiredCapabilities;
+  if (error?.code !== 'PROVIDER_REQUEST_ERROR' || !required || typeof required !== 'object') return undefined;
+  return new ProtocolError(JSONRPC_MISSING_CAPABILITY, error.message ?? 'The provider needs a client capability the gateway does not offer.', { requiredCapabilities: required, intentId: error.intentId });
+}
+
 export type ToolResult = { [k: string]: unknown; content: unknown[]; isError?: boolean; _meta?: Record<string, unknown> };
 
 /** Who is calling, settled by the gateway before the SDK sees the request; the per-request server reads it. */
@@ -91,12 +107,15 @@ export class McpServers {
         if (POLICY_TOOL_NAMES.has(name) && this.policyTools.enabled) return (await this.policyTools.call(caller.ownerId, name, args)) as never;
         const result = await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, (_meta ?? {}) as Record<string, unknown>, policies));
         if (era === 'legacy') return result as never;
+        const missing = missingCapabilityOf(result);
+        if (missing) throw missing;
         // The 2026-07-28 envelope (client capabilities) and a retry's answers reach the handler through the context.
         const request = ctx.mcpReq as { envelope?: Record<string, unknown>; inputResponses?: Record<string, unknown> };
         const envelope = request.envelope ?? {};
         const answered = approvalAsInput(result, envelope, request.inputResponses) as ToolResult;
         return (declaresTasks(envelope[CLIENT_CAPABILITIES_META_KEY]) ? await this.asTask(caller, answered) : answered) as never;
       } catch (err) {
+        if (err instanceof ProtocolError) throw err;
         logger.error({ err, tool: name }, 'tool call failed inside the gateway');
         return agentErrorResult({ code: 'INTERNAL_SERVER_ERROR', retryable: true, message: 'The gateway failed unexpectedly. Retry with the same operation key.' }) as never;
       }
