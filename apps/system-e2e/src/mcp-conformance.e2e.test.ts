@@ -5,7 +5,8 @@
  * The gateway is run the way it is used: the suite's fixture tools come from an upstream provider
  * ("conformance-fixtures", a sample provider in its own process) registered behind the gateway, so they are catalog
  * tools, and what the suite checks is what the gateway carries from that upstream to an agent — one of them is priced,
- * so its content crosses a paid call. The suite sends no credential; a loopback proxy adds the agent's bearer header,
+ * so its content crosses a paid call; its list change reaches the agent's `subscriptions/listen` stream through
+ * discovery's watch of the provider. The suite sends no credential; a loopback proxy adds the agent's bearer header,
  * exactly what an agent's MCP client does.
  *
  * Failures must match the committed baseline of each era (apps/system-e2e/conformance-baseline.<era>.yml, every entry
@@ -86,7 +87,7 @@ describe('MCP conformance suite against the gateway, both eras', () => {
 
   it('2026-07-28: every scenario that applies passes; content of every type crosses the gateway', async () => {
     const out = await conformance('2026-07-28');
-    mustPass(out, ['tools-list', 'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content',
+    mustPass(out, ['server-stateless', 'tools-list', 'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content',
       'tools-call-error', 'json-schema-2020-12', 'dns-rebinding-protection', 'http-header-validation']);
   });
 

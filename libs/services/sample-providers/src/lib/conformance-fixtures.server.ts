@@ -1,26 +1,45 @@
 import { fromJsonSchema, inputRequired, type JsonSchemaType, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-
-/**
- * "conformance-fixtures": an upstream MCP server with the tools the official MCP conformance suite calls, written from
- * what its scenarios expect (the suite's package ships no server). Registered behind the gateway, its tools are catalog
- * tools, so the suite checks what the gateway carries from an upstream to an agent: content of every type, errors,
- * progress and log notifications, JSON Schema 2020-12 input schemas, an `x-mcp-header` parameter and a tool that needs
- * a client capability the gateway never declares upstream.
- */
-export function createConformanceFixturesServer(): McpServer {
-  const server = new McpServer({ name: 'conformance-fixtures', version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
-  registerContentTools(server);
-  registerNotifyingTools(server);
-  registerSchemaTools(server);
-  return server;
-}
+import { createJsonMcpHandler } from '@tollgate/mcp-runtime';
 
 /** A 1×1 red PNG and an empty 8 kHz WAV: the smallest media the content checks accept. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 const WAV_SILENT = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=';
 
 const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+const MAX_ADDED = 20;
+
+/**
+ * "conformance-fixtures": an upstream MCP server with the tools the official MCP conformance suite calls, written from
+ * what its scenarios expect (the suite's package ships no server). Registered behind the gateway, its tools are catalog
+ * tools, so the suite checks what the gateway carries from an upstream to an agent: content of every type, errors,
+ * progress and log notifications, JSON Schema 2020-12 input schemas, an `x-mcp-header` parameter, a tool that needs a
+ * client capability the gateway never declares upstream, and a list change (`test_trigger_tool_change` adds a tool and
+ * tells `subscriptions/listen` streams, so the gateway's discovery re-syncs and tells its own agents).
+ */
+export class ConformanceFixtures {
+  /** How many tools `test_trigger_tool_change` has added: every call changes the list (a toggle could cancel itself out within discovery's debounce). */
+  private added = 0;
+  /** One handler for every request (both eras); its bus carries the list change to listen streams. */
+  readonly handler = createJsonMcpHandler(() => this.createServer(), { legacy: 'stateless' });
+
+  createServer(): McpServer {
+    const server = new McpServer({ name: 'conformance-fixtures', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+    registerContentTools(server);
+    registerNotifyingTools(server);
+    registerSchemaTools(server);
+    server.registerTool('test_trigger_tool_change', { description: 'Adds a tool (test_added_tool_<n>); after 20, removes them all.', inputSchema: z.object({}) }, async () => {
+      this.added = this.added >= MAX_ADDED ? 0 : this.added + 1;
+      this.handler.notify.toolsChanged();
+      return { content: [{ type: 'text', text: `${this.added} tools added` }] };
+    });
+    for (let n = 1; n <= this.added; n++) {
+      server.registerTool(`test_added_tool_${n}`, { description: 'Listed after test_trigger_tool_change.', inputSchema: z.object({}), annotations: readOnly },
+        async () => ({ content: [{ type: 'text', text: `added tool ${n}` }] }));
+    }
+    return server;
+  }
+}
 
 function registerContentTools(server: McpServer): void {
   const noArgs = z.object({});

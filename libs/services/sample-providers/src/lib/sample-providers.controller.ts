@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response } from 'express';
 import { createCatalogDemoServer } from './catalog-demo.server';
-import { createConformanceFixturesServer } from './conformance-fixtures.server';
+import { ConformanceFixtures } from './conformance-fixtures.server';
 import { MutableToolsProvider } from './mutable-tools.server';
 import { createBulkyToolsServer, createCycleToolsServer, createOversizedToolsServer, createPagedToolsServer } from './paging.servers';
 import { createOddToolsServer, createSlowToolsServer, FlakyProviders, ReviewTicketsProvider } from './call-life.servers';
@@ -30,7 +30,6 @@ const STATELESS: Record<string, McpServerFactory> = {
   'flaky-a': () => flaky.createServer('flaky-a'),
   'flaky-b': () => flaky.createServer('flaky-b'),
   'odd-tools': createOddToolsServer,
-  'conformance-fixtures': createConformanceFixturesServer,
 };
 
 /**
@@ -38,6 +37,8 @@ const STATELESS: Record<string, McpServerFactory> = {
  * `_meta` envelope) and, per request, the 2025 handshake for older clients. One handler per provider, made once.
  */
 const HANDLERS = new Map(Object.entries(STATELESS).map(([name, factory]) => [name, toNodeHandler(createJsonMcpHandler(factory, { legacy: 'stateless' }))]));
+// The conformance fixtures keep one piece of state (a tool that comes and goes), so their handler is their own.
+HANDLERS.set('conformance-fixtures', toNodeHandler(new ConformanceFixtures().handler));
 
 const notAllowed = (res: Response) =>
   res.status(405).setHeader('Allow', 'POST').json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } });
