@@ -3,7 +3,7 @@
  * (RFC 9728), sign in with OAuth 2.1 (PKCE, resource indicators, RFC 9207's `iss`), and the owner consents on the
  * gateway's page in a real browser (headless Chromium). The SDK v2 client pinned to 2026-07-28 names itself with a
  * client ID metadata document; the 1.x client (2025 era) registers dynamically. Tokens are bound to one owner, agent
- * and URL, refresh tokens rotate, a replayed code revokes its grant, and owners and admins list and revoke grants.
+ * and URL, refresh tokens rotate (a reused one revokes its grant), a replayed code revokes its grant, and owners and admins list and revoke grants.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -214,14 +214,30 @@ describe('OAuth sign-in for stock MCP clients (G2, C2)', () => {
     await waitFor('the replayed code\'s grant revoked', async () => (await mcpPost('demo', tokens.access_token)).status === 401, 5000, 200);
   });
 
-  it('refresh tokens rotate (a used one is refused), and the owner\'s revocation ends every token of the grant', async () => {
+  /** A fresh grant of the demo URL: its first tokens, from a code the owner approved. */
+  const signedIn = async () => {
     const oauth = new MemoryOAuthClient(`${app}/callback`, clientId);
     const { back, verifier } = await manualCode(oauth);
-    const first = await (await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, code_verifier: verifier, client_id: clientId, redirect_uri: oauth.redirectUrl })).json();
-    const refresh = { grant_type: 'refresh_token', client_id: clientId };
-    const second = await (await token({ ...refresh, refresh_token: first.refresh_token })).json();
+    return (await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, code_verifier: verifier, client_id: clientId, redirect_uri: oauth.redirectUrl })).json();
+  };
+  const refreshWith = (refreshToken: string) => token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken });
+
+  it('a rotated-away refresh token presented again revokes the grant: every token of it stops working', async () => {
+    const first = await signedIn();
+    const second = await (await refreshWith(first.refresh_token)).json();
     expect(second.refresh_token).not.toBe(first.refresh_token);
-    expect((await token({ ...refresh, refresh_token: first.refresh_token })).status).toBe(400);
+    expect((await mcpPost('demo', second.access_token)).status).toBe(200);
+    const reuse = await refreshWith(first.refresh_token); // a copied token, or a replay
+    expect(reuse.status).toBe(400);
+    expect(await reuse.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/already used: the grant is revoked/) });
+    expect((await refreshWith(second.refresh_token)).status).toBe(400);
+    await waitFor('the reused grant\'s access tokens revoked', async () => (await mcpPost('demo', second.access_token)).status === 401, 5000, 200);
+  });
+
+  it('refresh tokens rotate, and the owner\'s revocation ends every token of the grant', async () => {
+    const first = await signedIn();
+    const second = await (await refreshWith(first.refresh_token)).json();
+    expect(second.refresh_token).not.toBe(first.refresh_token);
     expect((await mcpPost('demo', second.access_token)).status).toBe(200);
 
     const { grants } = await (await fetch(`${base}/oauth/grants`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ownerKey: demo.ownerKey }) })).json();
@@ -232,7 +248,7 @@ describe('OAuth sign-in for stock MCP clients (G2, C2)', () => {
     const revoked = await fetch(`${base}/oauth/grants/${live[0].grantId}/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ownerKey: demo.ownerKey }) });
     expect(revoked.status).toBe(200);
     for (const t of [first.access_token, second.access_token]) expect((await mcpPost('demo', t)).status).toBe(401);
-    expect((await token({ ...refresh, refresh_token: second.refresh_token })).status).toBe(400);
+    expect((await refreshWith(second.refresh_token)).status).toBe(400);
     expect((await admin(`/admin/oauth/grants/${live[0].grantId}/revoke`, { method: 'POST' })).status).toBe(404);
   });
 });

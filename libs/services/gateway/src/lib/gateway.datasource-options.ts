@@ -18,7 +18,8 @@ import { GatewayParkedAnswer1764930000000 } from './migrations/1764930000000-gat
 import { GatewayLeanCall1764940000000 } from './migrations/1764940000000-gateway-lean-call.migration';
 import { GatewayOutboxLease1764960000000 } from './migrations/1764960000000-gateway-outbox-lease.migration';
 import { GatewayOAuth1764970000000 } from './migrations/1764970000000-gateway-oauth.migration';
+import { GatewayOAuthRefreshReuse1764980000000 } from './migrations/1764980000000-gateway-oauth-refresh-reuse.migration';
 
 export function gatewayDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: GATEWAY, schema: GATEWAY, url, entities: [], migrations: [GatewayInit1764680000000, GatewayDiscoverySurface1764700000000, GatewayAccessPolicy1764710000000, GatewayDeviceSignIn1764720000000, GatewayOperationKeys1764730000000, GatewayCallAttempts1764740000000, GatewayReceipts1764750000000, GatewayParkedEvents1764770000000, GatewayCallOutcomeNotify1764780000000, GatewayRetention1764790000000, GatewayToolEmbeddings1764800000000, GatewayOutboxHeaders1764840000000, GatewayCallLife1764860000000, GatewayParkedAnswer1764930000000, GatewayLeanCall1764940000000, GatewayOutboxLease1764960000000, GatewayOAuth1764970000000] });
+  return serviceDataSourceOptions({ name: GATEWAY, schema: GATEWAY, url, entities: [], migrations: [GatewayInit1764680000000, GatewayDiscoverySurface1764700000000, GatewayAccessPolicy1764710000000, GatewayDeviceSignIn1764720000000, GatewayOperationKeys1764730000000, GatewayCallAttempts1764740000000, GatewayReceipts1764750000000, GatewayParkedEvents1764770000000, GatewayCallOutcomeNotify1764780000000, GatewayRetention1764790000000, GatewayToolEmbeddings1764800000000, GatewayOutboxHeaders1764840000000, GatewayCallLife1764860000000, GatewayParkedAnswer1764930000000, GatewayLeanCall1764940000000, GatewayOutboxLease1764960000000, GatewayOAuth1764970000000, GatewayOAuthRefreshReuse1764980000000] });
 }

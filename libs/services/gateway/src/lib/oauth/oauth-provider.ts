@@ -90,8 +90,15 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
     if (scopes?.some((s) => s !== MCP_SCOPE)) throw new InvalidGrantError('A refresh never widens the grant.');
+    const hash = hashCredential(refreshToken);
+    // A rotated-away refresh token presented again: someone else holds the grant's tokens. End it (OAuth 2.1 rotation).
+    const reused = await this.repository.grantOfRotatedRefresh(hash);
+    if (reused) {
+      if (await this.repository.revokeGrant(reused)) await this.cache.changed(this.dataSource);
+      throw new InvalidGrantError('The refresh token was already used: the grant is revoked, and the owner must approve again.');
+    }
     return this.dataSource.transaction(async (m) => {
-      const grant = await this.repository.grantOfRefresh(m, hashCredential(refreshToken));
+      const grant = await this.repository.grantOfRefresh(m, hash);
       if (!grant || grant.client_id !== client.client_id) throw new InvalidGrantError('The refresh token is invalid, expired, rotated or revoked.');
       if (resource) {
         const slug = slugOfResource(resource, resource.origin);

@@ -22,6 +22,8 @@ export const OAUTH_GRANT = defineTable('gateway.oauth_grant', {
   scopes: col.text().required(),
   refresh_hash: col.text().nullable(),
   refresh_expires_at: col.timestamptz().nullable(),
+  /** The refresh token this grant rotated away from: presented again, it reveals a copied token (the grant is revoked). */
+  previous_refresh_hash: col.text().nullable(),
   created_at: col.timestamptz().required(),
   refreshed_at: col.timestamptz().nullable(),
   revoked_at: col.timestamptz().nullable(),
@@ -134,12 +136,20 @@ export class OAuthRepository {
   /** The grant's new refresh token (the old one stops working) and a new access token: a credential of its agent bound to its URL. */
   async issueTokens(m: EntityManager, g: OAuthGrantRow, t: { credentialId: string; accessHash: string; accessTtlS: number; refreshHash: string; refreshTtlS: number }): Promise<void> {
     await m.query(
-      `UPDATE gateway.oauth_grant SET refresh_hash = $2, refresh_expires_at = now() + ($3::int * interval '1 second'), refreshed_at = now() WHERE grant_id = $1`,
+      `UPDATE gateway.oauth_grant SET previous_refresh_hash = refresh_hash, refresh_hash = $2, refresh_expires_at = now() + ($3::int * interval '1 second'), refreshed_at = now()
+        WHERE grant_id = $1`,
       [g.grant_id, t.refreshHash, t.refreshTtlS]);
     await m.query(
       `INSERT INTO gateway.credential (credential_id, agent_id, secret_hash, grant_id, mcp_url_id, expires_at)
        VALUES ($1, $2, $3, $4, $5, now() + ($6::int * interval '1 second'))`,
       [t.credentialId, g.agent_id, t.accessHash, g.grant_id, g.mcp_url_id, t.accessTtlS]);
+  }
+
+  /** The live grant whose previous (rotated) refresh token hashes to `hash`: that token is being reused. */
+  async grantOfRotatedRefresh(refreshHash: string): Promise<string | undefined> {
+    const [row] = await select(this.dataSource, OAUTH_GRANT, ['grant_id'],
+      'SELECT grant_id FROM gateway.oauth_grant WHERE previous_refresh_hash = $1 AND revoked_at IS NULL', [refreshHash]);
+    return row?.grant_id;
   }
 
   /** The grant whose token (access or refresh) hashes to `hash`, if any. */
@@ -154,7 +164,7 @@ export class OAuthRepository {
   async revokeGrant(grantId: string, ownerId?: string): Promise<boolean> {
     return this.dataSource.transaction(async (m) => {
       const done = returnedRows<unknown>(await m.query(
-        `UPDATE gateway.oauth_grant SET revoked_at = now(), refresh_hash = NULL WHERE grant_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR owner_id = $2) RETURNING grant_id`,
+        `UPDATE gateway.oauth_grant SET revoked_at = now(), refresh_hash = NULL, previous_refresh_hash = NULL WHERE grant_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR owner_id = $2) RETURNING grant_id`,
         [grantId, ownerId ?? null]));
       await m.query('UPDATE gateway.credential SET revoked_at = COALESCE(revoked_at, now()) WHERE grant_id = $1', [grantId]);
       return done.length > 0;
