@@ -207,8 +207,10 @@ describe('the call life', () => {
     });
 
     it('fails a call whose upstream asks for an interaction (elicitation): the platform never answers it', async () => {
+      // The gateway declares no elicitation upstream, so the provider refuses the request itself (-32021): the call
+      // fails as the provider's refusal, naming what it needed; nothing was performed.
       const e = errorOf(await call('ask_user', {}));
-      expect(e).toMatchObject({ code: 'PROVIDER_SYSTEM_ERROR', retryable: false });
+      expect(e).toMatchObject({ code: 'PROVIDER_REQUEST_ERROR', retryable: false, details: { requiredCapabilities: { elicitation: expect.anything() } } });
     });
 
     it('answers a tool error with PROVIDER_REQUEST_ERROR', async () => {

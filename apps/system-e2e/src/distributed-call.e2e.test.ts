@@ -2,7 +2,8 @@
  * B3, B4: every service as its own process on the real
  * Kafka broker and PostgreSQL; an agent (official MCP SDK client) calls
  * call_tool for server-everything's `echo`; the ledger shows dispatched,
- * result-received and effect-confirmed as separate facts.
+ * result-received and effect-confirmed as separate facts. A provider's -32021 (it needs a client capability the gateway
+ * never offers upstream) travels the same way, as execution's EffectRejected, and reaches the agent as -32021.
  */
 import { randomBytes } from 'node:crypto';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +14,7 @@ import { callToolWhenListed, connectAgent, expectThreeSeparateFacts, postJson, s
 jest.setTimeout(240_000);
 
 const SERVICES = ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger'] as const;
+const FIXTURES_TOKEN = 'distributed-fixtures-token-0123456789';
 
 describe('distributed mode: one call through every service, each its own process', () => {
   const processes: RunningProcess[] = [];
@@ -21,18 +23,23 @@ describe('distributed mode: one call through every service, each its own process
   let db: { url: string; drop(): Promise<void> };
   let agent: Client;
   let credential: string;
+  let fixturesUrl: string;
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_e2e');
     // A topic namespace of its own: this run never sees another run's events on the shared broker.
     const prefix = `e2e-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}.`;
     await ensureTopics(TopicSpecs.map((t) => prefix + t.name));
-    const everythingPort = await freePort();
+    const [everythingPort, fixturesPort] = [await freePort(), await freePort()];
     processes.push(startEverythingServer(everythingPort));
+    // The conformance fixtures (a sample provider in its own process): a tool that needs sampling, never offered upstream.
+    processes.push(startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(fixturesPort), SAMPLE_PROVIDERS_TOKEN: FIXTURES_TOKEN }));
+    fixturesUrl = `http://127.0.0.1:${fixturesPort}`;
     for (const s of SERVICES) ports[s] = await freePort();
     const env = (s: string) => ({
       PORT: String(ports[s]), DATABASE_URL: db.url, KAFKA_TOPIC_PREFIX: prefix, OUTBOX_POLL_INTERVAL_MS: '1000',
       GATEWAY_ADMIN_TOKEN: adminToken, DISCOVERY_ADMIN_TOKEN: adminToken, LEDGER_ADMIN_TOKEN: adminToken, SETTLEMENT_VERIFICATION_WINDOW_MS: '200',
+      UPSTREAM_CREDENTIALS: `${fixturesUrl}=${FIXTURES_TOKEN}`,
     });
     for (const s of SERVICES) processes.push(startTsProcess(s, `apps/${s}/src/main.ts`, [], env(s)));
     await Promise.all(
@@ -72,6 +79,31 @@ describe('distributed mode: one call through every service, each its own process
     const t = await timelineWhen(`http://127.0.0.1:${ports['ledger']}/calls`, receipt.intentId, (x) => x.status === 'settled', adminToken);
     expectThreeSeparateFacts(t);
     expect(t.timeline.find((e) => e.type === 'CallSettled')?.producer).toBe('settlement');
+  });
+
+  it('a provider that needs a client capability: the fact crosses Kafka, the 2026-07-28 agent gets -32021, nothing is charged', async () => {
+    const gw = `http://127.0.0.1:${ports['gateway']}`;
+    await waitFor('sample providers up', async () => (await fetch(`${fixturesUrl}/providers/conformance-fixtures/mcp`, { method: 'GET' }).catch(() => undefined))?.status !== undefined || undefined, 60_000, 250);
+    const reg = await postJson(`http://127.0.0.1:${ports['discovery']}/admin/providers`, { providerId: 'conformance-fixtures', endpoint: `${fixturesUrl}/providers/conformance-fixtures/mcp` }, adminToken);
+    expect(reg.status).toBe(201);
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1' } };
+    const call = () => fetch(`${gw}/mcp/e2e`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${credential}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'test_missing_capability' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'test_missing_capability', arguments: {}, _meta: meta } }),
+    });
+    // The gateway's catalog follows discovery through Kafka: the tool is callable once it arrived there.
+    const answer = await waitFor('test_missing_capability in the catalog', async () => {
+      const res = await call();
+      const body = (await res.json()) as { error?: { code: number; data?: Record<string, unknown> }; result?: { _meta?: Record<string, { code?: string }> } };
+      return body.result?._meta?.['assay/error']?.code === 'TOOL_NOT_IN_TOOLSET' ? undefined : { status: res.status, body };
+    }, 60_000, 250);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
+    const intentId = answer.body.error!.data!['intentId'] as string;
+    const t = await timelineWhen(`http://127.0.0.1:${ports['ledger']}/calls`, intentId, (x) => x.timeline.some((e) => e.type === 'EffectRejected'), adminToken);
+    expect(t.timeline.find((e) => e.type === 'EffectRejected')).toMatchObject({ producer: 'execution' });
+    expect(t.timeline.some((e) => e.type === 'CallSettled')).toBe(false);
   });
 
   it('writes structured JSON logs carrying the service and the intentId', () => {

@@ -1,4 +1,5 @@
-import { callUpstreamTool, type CallScope, incompleteScope, UpstreamError } from './upstream-client';
+import { callUpstreamTool, type CallScope, incompleteScope } from './upstream-client';
+import { UpstreamError } from './upstream-failures';
 
 /** R1: a call runs only under a complete trusted scope; without one it is refused before any I/O. */
 describe('call scope (R1)', () => {

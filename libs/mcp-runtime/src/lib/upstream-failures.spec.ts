@@ -4,7 +4,8 @@ import { createMcpHandler, inputRequired, McpServer as ModernServer } from '@mod
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type AddressInfo } from 'node:net';
-import { callUpstreamTool, type UpstreamCall, UpstreamError } from './upstream-client';
+import { callUpstreamTool, type UpstreamCall } from './upstream-client';
+import { UpstreamError } from './upstream-failures';
 
 /**
  * The upstream client tells a call that never left (the platform knows nothing was performed) from

@@ -1,0 +1,50 @@
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+
+// How a failed upstream call is told apart: whether the request may have reached the provider's tool decides
+// between falling back, rejecting and reconciling an unknown outcome (execution's call policy).
+
+/**
+ * `refused`: the request never reached the provider's tool (connection refused, 502/503/504): safe to send elsewhere.
+ * `scope`: the call had no complete trusted scope (R1) and was never sent.
+ * `not_sent`: the tool call never left this process — the deadline had passed before it could be sent, or no session
+ * to the provider could be opened: the platform knows nothing was performed.
+ * `capability`: the provider refused before its tool ran, needing a client capability the gateway never offers
+ * upstream (2026-07-28 -32021, e.g. sampling): nothing was performed; `requiredCapabilities` says which.
+ * `deadline` and `connection`: the request may have reached the provider; the outcome is unknown.
+ */
+export type UpstreamFailureKind = 'deadline' | 'connection' | 'protocol' | 'limit' | 'refused' | 'scope' | 'not_sent' | 'capability';
+
+/** A failure talking to an upstream MCP server; `kind` tells whether the request may have reached it. */
+export class UpstreamError extends Error {
+  constructor(
+    readonly kind: UpstreamFailureKind,
+    message: string,
+    /** With `capability`: the client capabilities the provider requires, in its own words (provider data). */
+    readonly requiredCapabilities?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+
+/** What a failed upstream operation means for the call: its kind, from the SDK's error and the abort signal. */
+export function classify(error: unknown, signal: AbortSignal): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MissingRequiredClientCapability) {
+    const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+    const capabilities = required && typeof required === 'object' && !Array.isArray(required) ? (required as Record<string, unknown>) : {};
+    return new UpstreamError('capability', `the provider needs client capabilities the gateway does not offer (${Object.keys(capabilities).join(', ') || 'unnamed'})`, capabilities);
+  }
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  if (signal.aborted || /abort|timed? ?out/i.test(text)) return new UpstreamError('deadline', 'the upstream did not answer before the deadline');
+  // The SDK's HTTP errors carry the status (SdkHttpError.status).
+  const status = (error as { status?: unknown }).status;
+  const cause = error instanceof Error && error.cause instanceof Error ? `${error.cause.message} ${String((error.cause as NodeJS.ErrnoException).code ?? '')}` : '';
+  // Never reached the tool: the connection was refused, or the endpoint answered 502/503/504 (StreamableHTTPError carries the status).
+  if (status === 502 || status === 503 || status === 504 || /ECONNREFUSED/.test(`${text} ${cause}`)) {
+    return new UpstreamError('refused', 'the provider refused the connection or is unavailable');
+  }
+  if (/ECONNREFUSED|ECONNRESET|ENOENT|socket|fetch failed|network|EPIPE|closed/i.test(text)) return new UpstreamError('connection', 'the connection to the upstream failed');
+  return new UpstreamError('protocol', 'the upstream answered with a protocol error');
+}
