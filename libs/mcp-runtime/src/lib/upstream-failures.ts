@@ -32,8 +32,7 @@ export class UpstreamError extends Error {
 export function classify(error: unknown, signal: AbortSignal): UpstreamError {
   if (error instanceof UpstreamError) return error;
   if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MissingRequiredClientCapability) {
-    const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
-    const capabilities = required && typeof required === 'object' && !Array.isArray(required) ? (required as Record<string, unknown>) : {};
+    const capabilities = knownCapabilities((error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities);
     return new UpstreamError('capability', `the provider needs client capabilities the gateway does not offer (${Object.keys(capabilities).join(', ') || 'unnamed'})`, capabilities);
   }
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -47,4 +46,21 @@ export function classify(error: unknown, signal: AbortSignal): UpstreamError {
   }
   if (/ECONNREFUSED|ECONNRESET|ENOENT|socket|fetch failed|network|EPIPE|closed/i.test(text)) return new UpstreamError('connection', 'the connection to the upstream failed');
   return new UpstreamError('protocol', 'the upstream answered with a protocol error');
+}
+
+/** The client capabilities MCP defines; a provider's other names are not repeated to agents. */
+const CLIENT_CAPABILITIES = new Set(['roots', 'sampling', 'elicitation', 'tasks', 'experimental', 'extensions']);
+const MAX_CAPABILITY_JSON = 1024;
+
+/**
+ * What a provider says it requires, bounded before it travels in an event and reaches an agent (provider output is
+ * data): only MCP's capability names, each with its detail when that is a small object, else `{}`.
+ */
+export function knownCapabilities(required: unknown): Record<string, Record<string, unknown>> {
+  if (!required || typeof required !== 'object' || Array.isArray(required)) return {};
+  const kept = Object.entries(required as Record<string, unknown>).filter(([name]) => CLIENT_CAPABILITIES.has(name));
+  return Object.fromEntries(kept.map(([name, detail]) => {
+    const small = detail && typeof detail === 'object' && !Array.isArray(detail) && JSON.stringify(detail).length <= MAX_CAPABILITY_JSON;
+    return [name, small ? (detail as Record<string, unknown>) : {}];
+  }));
 }
