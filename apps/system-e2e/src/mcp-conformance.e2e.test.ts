@@ -28,21 +28,21 @@ const NEEDS_SAMPLING = 'test_missing_capability';
 const PRICE_MINOR = 250_000n; // 0.25 USDC
 const DEPOSIT_MINOR = 100_000_000n; // the demo's 100 USDC
 
+type Era = '2026-07-28' | '2025-11-25';
 interface Demo { mcpUrl: string; credential: string; adminToken: string; ownerId: string; databaseUrl: string }
 
 describe('MCP conformance suite against the gateway, both eras', () => {
   let providers: RunningProcess;
   let system: RunningProcess;
-  let proxy: http.Server;
+  /** One proxy per era, each adding its own agent's credential: refused calls are limited per agent (G9, 60 a minute). */
+  const proxies: Partial<Record<Era, { server: http.Server; port: number }>> = {};
   let dataDir: string;
-  let proxyPort: number;
   let demo: Demo;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-conformance-'));
     chmodSync(dataDir, 0o755);
     const [port, pgPort, providersPort] = [await freePort(), await freePort(), await freePort()];
-    proxyPort = await freePort();
     providers = startTsProcess('sample-providers', 'apps/sample-providers/src/main.ts', [], { PORT: String(providersPort), SAMPLE_PROVIDERS_TOKEN: FIXTURES_TOKEN, LOG_LEVEL: 'info' });
     await providers.waitForOutput(/listening/, 120_000);
     const providersUrl = `http://127.0.0.1:${providersPort}`;
@@ -57,22 +57,29 @@ describe('MCP conformance suite against the gateway, both eras', () => {
     const registered = await admin('POST', '/admin/providers', { providerId: 'conformance-fixtures', endpoint: `${providersUrl}/providers/conformance-fixtures/mcp` });
     expect(registered.status).toBe(201);
     for (const tool of [PAID_TOOL, NEEDS_SAMPLING]) expect((await admin('PATCH', `/admin/tools/${tool}`, { priceMinor: String(PRICE_MINOR), asset: 'USDC' })).status).toBe(200);
-    proxy = bearerProxy(new URL(demo.mcpUrl), demo.credential);
-    await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
+    // The 2025 era runs as a second agent of the same owner (same wallet), so each era has its own refusal budget.
+    const agent = (await (await admin('POST', `/admin/owners/${demo.ownerId}/agents`, { name: 'Conformance 2025' })).json()) as { agentId: string };
+    const second = (await (await admin('POST', `/admin/agents/${agent.agentId}/credentials`, {})).json()) as { credential: string };
+    for (const [era, credential] of [['2026-07-28', demo.credential], ['2025-11-25', second.credential]] as const) {
+      const port = await freePort();
+      const server = bearerProxy(new URL(demo.mcpUrl), credential);
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+      proxies[era] = { server, port };
+    }
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => proxy?.close(resolve));
+    for (const p of Object.values(proxies)) await new Promise((resolve) => p.server.close(resolve));
     await system?.stop();
     await providers?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** Runs one era's required scenarios against the proxy and returns the suite's output, its exit code checked. */
-  async function conformance(requirements: '2026-07-28' | '2025-11-25'): Promise<string> {
+  async function conformance(requirements: Era): Promise<string> {
     const cli = path.join(WORKSPACE_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
     const baseline = path.join(WORKSPACE_ROOT, `apps/system-e2e/conformance-baseline.${requirements}.yml`);
-    const run = startProcess(`conformance ${requirements}`, process.execPath, [cli, 'server', '--url', `http://127.0.0.1:${proxyPort}/mcp`, '--requirements', requirements, '--expected-failures', baseline]);
+    const run = startProcess(`conformance ${requirements}`, process.execPath, [cli, 'server', '--url', `http://127.0.0.1:${proxies[requirements]!.port}/mcp`, '--requirements', requirements, '--expected-failures', baseline]);
     const code = await new Promise<number | null>((resolve) => run.child.once('exit', (c) => resolve(c)));
     const out = run.output();
     expect({ code, tail: code === 0 ? '' : out.slice(-6000) }).toEqual({ code: 0, tail: '' });
@@ -98,7 +105,7 @@ describe('MCP conformance suite against the gateway, both eras', () => {
   });
 
   it('a tool that needs a client capability: -32021 (HTTP 400) to a 2026-07-28 agent, a tool error naming it to a 2025 one', async () => {
-    const call = (version: string, meta: Record<string, unknown> | undefined) => fetch(`http://127.0.0.1:${proxyPort}/mcp`, {
+    const call = (version: string, meta: Record<string, unknown> | undefined) => fetch(`http://127.0.0.1:${proxies['2026-07-28']!.port}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, 'mcp-method': 'tools/call', 'mcp-name': NEEDS_SAMPLING },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: NEEDS_SAMPLING, arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
