@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -7,28 +8,40 @@ export const WORKSPACE_ROOT = path.resolve(__dirname, '../../../..');
 /** Ports this process has handed out: the OS may give a just-closed port again, and two services on one port collide. */
 const handedOut = new Set<number>();
 
+/** The ports under the ephemeral range's start (Linux: /proc/sys/net/ipv4/ip_local_port_range, 32768 by default). */
+const BELOW_EPHEMERAL = ((): [number, number] => {
+  let start = 32768;
+  try {
+    start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || start;
+  } catch {
+    // Not Linux: the IANA dynamic range starts at 49152; 32768 is below it too.
+  }
+  return [Math.max(1024, start - 12_000), start - 1];
+})();
+
 /**
- * A free TCP port on 127.0.0.1, never one this process handed out before: listening on port 0 twice in a row can
- * return the same port, and two services of one system given one port would answer each other's probes — the likely
- * cause (not proven) of a CI run where the distributed gateway's `POST /admin/mcp-urls` answered 404.
+ * A free TCP port on 127.0.0.1, never one this process handed out before, and below the kernel's ephemeral range:
+ * a port from that range (what listening on port 0 returns) can be taken between this check and the service's bind by
+ * any socket the OS numbers itself — a service started with port 0 (the embedded host's sample providers), or an
+ * outgoing connection — which CI once saw as EADDRINUSE. Below the range only an explicit bind can take it.
+ * Two services of one system given one port would answer each other's probes, hence the handed-out set.
  */
 export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await anyFreePort();
-    if (handedOut.has(port)) continue;
+  const [low, high] = BELOW_EPHEMERAL;
+  for (let tries = 0; tries < 1000; tries++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
     handedOut.add(port);
     return port;
   }
+  throw new Error(`no free port between ${low} and ${high}`);
 }
 
-function anyFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
