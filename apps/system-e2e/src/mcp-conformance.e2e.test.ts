@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startProcess, startTsProcess, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 
-jest.setTimeout(600_000);
+jest.setTimeout(300_000);
 
 const FIXTURES_TOKEN = 'conformance-fixtures-token-0123456789';
 const PAID_TOOL = 'test_multiple_content_types';

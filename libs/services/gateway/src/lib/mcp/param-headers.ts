@@ -42,6 +42,16 @@ export function paramHeadersOf(schema: unknown, path: string[] = []): ParamHeade
   });
 }
 
+/** Per catalog schema object, scanned once: a catalog reload brings new objects, so nothing goes stale. */
+const scanned = new WeakMap<object, ParamHeader[]>();
+
+function declarationsOf(schema: unknown): ParamHeader[] {
+  if (!schema || typeof schema !== 'object') return [];
+  let declared = scanned.get(schema);
+  if (!declared) scanned.set(schema, (declared = paramHeadersOf(schema)));
+  return declared;
+}
+
 /** A header's value as the client meant it: Base64 inside the sentinel, literal otherwise; undefined when undecodable. */
 export function decodeParamHeader(value: string): string | undefined {
   if (!(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX)) || value.length < BASE64_PREFIX.length + BASE64_SUFFIX.length) return value;
@@ -81,7 +91,7 @@ export function paramHeaderMismatch(body: unknown, headers: IncomingHttpHeaders,
   if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number') || typeof params?.name !== 'string') return undefined;
   const meta = params._meta;
   if (!meta || typeof meta !== 'object' || !(PROTOCOL_VERSION_META_KEY in meta)) return undefined;
-  const declared = paramHeadersOf(schemaOf(params.name));
+  const declared = declarationsOf(schemaOf(params.name));
   if (declared.length === 0) return undefined;
   const args = params.arguments && typeof params.arguments === 'object' ? (params.arguments as Record<string, unknown>) : {};
   const problem = paramHeaderProblem(declared, args, headers);
