@@ -3,7 +3,9 @@
  * Kafka broker and PostgreSQL; an agent (official MCP SDK client) calls
  * call_tool for server-everything's `echo`; the ledger shows dispatched,
  * result-received and effect-confirmed as separate facts. A provider's -32021 (it needs a client capability the gateway
- * never offers upstream) travels the same way, as execution's EffectRejected, and reaches the agent as -32021.
+ * never offers upstream) travels the same way, as execution's EffectRejected, and reaches the agent as -32021. A
+ * provider's progress on a call whose agent asked for it crosses from execution to the gateway (CallProgressed) and
+ * reaches the agent as notifications/progress before the result.
  */
 import { randomBytes } from 'node:crypto';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -104,6 +106,16 @@ describe('distributed mode: one call through every service, each its own process
     const t = await timelineWhen(`http://127.0.0.1:${ports['ledger']}/calls`, intentId, (x) => x.timeline.some((e) => e.type === 'EffectRejected'), adminToken);
     expect(t.timeline.find((e) => e.type === 'EffectRejected')).toMatchObject({ producer: 'execution' });
     expect(t.timeline.some((e) => e.type === 'CallSettled')).toBe(false);
+  });
+
+  it('the provider\'s progress crosses Kafka to the agent that sent a progressToken, in order, before the result', async () => {
+    const heard: { progress: number; total?: number; message?: string }[] = [];
+    const result = await agent.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, { onprogress: (p) => heard.push(p) });
+    expect(result.content).toEqual([{ type: 'text', text: 'Progress test completed' }]);
+    expect(heard).toEqual([{ progress: 0, total: 100, message: '0%' }, { progress: 50, total: 100, message: '50%' }, { progress: 100, total: 100, message: '100%' }]);
+    // An agent that did not ask hears nothing and gets the same answer.
+    const quiet = await agent.callTool({ name: 'test_tool_with_progress', arguments: {} });
+    expect(quiet.content).toEqual(result.content);
   });
 
   it('writes structured JSON logs carrying the service and the intentId', () => {

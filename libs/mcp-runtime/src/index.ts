@@ -2,4 +2,3 @@ export * from './lib/upstream-client';
 export * from './lib/upstream-failures';
 export * from './lib/contract-hash';
 export * from './lib/upstream-credentials';
-export * from './lib/json-mcp-handler';

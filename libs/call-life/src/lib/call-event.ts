@@ -21,6 +21,8 @@ export interface CallRequestedFact {
   deadlineAt: string;
   freeCallsPerDay?: number;
   x402Payment?: Record<string, unknown>;
+  /** The agent asked to hear the provider's progress. */
+  progress?: boolean;
 }
 
 export interface PaymentHeldFact {

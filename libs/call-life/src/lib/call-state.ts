@@ -111,6 +111,7 @@ export function evolve(state: CallState, event: CallEvent): CallState {
       const request = defined<RequestFacts>({
         ownerId: p.ownerId, agentId: p.agentId, mcpUrlId: p.mcpUrlId, toolId: p.toolId, toolName: p.toolName, price: amountOf(p.price),
         operationKey: p.operationKey, deadlineAt: p.deadlineAt, freeCallsPerDay: p.freeCallsPerDay, x402: p.x402Payment !== undefined ? true : undefined,
+        progress: p.progress === true ? true : undefined,
       });
       return { ...state, request: join(state.request, request) };
     }

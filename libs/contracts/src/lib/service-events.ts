@@ -1,6 +1,6 @@
 import { type EventDefinition } from './event-definition';
 import {
-  CallCancelRequested, CallDispatched, CallLifeEvents, CallRefunded, CallRequested, CallSettled, CatalogToolChanged, DeadLetterParked, EffectConfirmed, EffectRejected,
+  CallCancelRequested, CallDispatched, CallLifeEvents, CallProgressed, CallRefunded, CallRequested, CallSettled, CatalogToolChanged, DeadLetterParked, EffectConfirmed, EffectRejected,
   HoldReleased, MoneyEvents, OutcomeUnknown, PaymentHeld, PaymentRejected, PayoutIssued, ResultReceived, WalletChargedBack, WalletFunded,
 } from './events';
 
@@ -19,7 +19,7 @@ export interface ServiceEventDeclaration {
 export const ServiceEvents = {
   gateway: {
     emits: [CallRequested, CallCancelRequested, DeadLetterParked],
-    consumes: [CatalogToolChanged, CallDispatched, ResultReceived, EffectConfirmed, EffectRejected, PaymentHeld, PaymentRejected, OutcomeUnknown, CallSettled, CallRefunded],
+    consumes: [CatalogToolChanged, CallDispatched, ResultReceived, EffectConfirmed, EffectRejected, PaymentHeld, PaymentRejected, OutcomeUnknown, CallSettled, CallRefunded, CallProgressed],
   },
   discovery: { emits: [CatalogToolChanged], consumes: [] },
   payment: {
@@ -27,7 +27,7 @@ export const ServiceEvents = {
     consumes: [CallRequested, CallSettled, CallRefunded],
   },
   execution: {
-    emits: [CallDispatched, ResultReceived, OutcomeUnknown, EffectConfirmed, EffectRejected, DeadLetterParked],
+    emits: [CallDispatched, ResultReceived, OutcomeUnknown, EffectConfirmed, EffectRejected, CallProgressed, DeadLetterParked],
     consumes: [CatalogToolChanged, CallRequested, CallCancelRequested, PaymentHeld],
   },
   settlement: {

@@ -11,6 +11,8 @@ export const Topics = {
   paymentHeld: 'payment.hold.placed.v1',
   paymentRejected: 'payment.hold.rejected.v1',
   callDispatched: 'execution.call.dispatched.v1',
+  /** Progress a provider reported mid-call, for the agent that asked for it (at most once, not a fact). */
+  callProgressed: 'execution.call.progressed.v1',
   resultReceived: 'execution.result.received.v1',
   outcomeUnknown: 'execution.outcome.unknown.v1',
   effectConfirmed: 'execution.effect.confirmed.v1',

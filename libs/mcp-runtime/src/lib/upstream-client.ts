@@ -109,6 +109,15 @@ export interface UpstreamCall extends UpstreamScope {
   /** Forwarded in the request's `_meta`, so the provider can deduplicate (B5). */
   operationKey?: string;
   intentId: string;
+  /** Asks the provider for progress (a `progressToken`) and hears each notification; absent: none is asked for. */
+  onProgress?: (progress: UpstreamProgress) => void;
+}
+
+/** One `notifications/progress` of the provider, as MCP defines it. */
+export interface UpstreamProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /**
@@ -170,8 +179,11 @@ export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResu
   const _meta: Record<string, unknown> = { 'tollgate/intentId': call.intentId };
   if (call.operationKey) _meta['tollgate/operationKey'] = call.operationKey;
   const request = { name: call.toolName, arguments: call.arguments, _meta };
+  // The SDK adds the progressToken when a callback is given; the deadline stays the deadline (no reset on progress).
+  const onprogress = call.onProgress;
+  const progress = onprogress ? { onprogress: (p: UpstreamProgress) => onprogress({ progress: p.progress, total: p.total, message: p.message }) } : {};
   if (call.target.transport === 'stdio') {
-    return withUpstream(call, async (client, signal, timeout) => (await client.callTool(request, { signal, timeout })) as CallToolResult);
+    return withUpstream(call, async (client, signal, timeout) => (await client.callTool(request, { signal, timeout, ...progress })) as CallToolResult);
   }
   const timeoutMs = effectiveTimeout(call.deadlineAt);
   const signal = call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
@@ -184,7 +196,7 @@ export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResu
     throw new UpstreamError('not_sent', 'no session to the provider could be opened; the call was not sent');
   }
   try {
-    return (await client.callTool(request, { signal, timeout: timeoutMs })) as CallToolResult;
+    return (await client.callTool(request, { signal, timeout: timeoutMs, ...progress })) as CallToolResult;
   } catch (error) {
     // A session that failed is not trusted again; the next call opens a fresh one.
     sessions.drop(endpoint);

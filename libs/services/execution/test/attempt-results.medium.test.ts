@@ -34,7 +34,7 @@ describe('execution decides on what its commands found, through the workflow run
     db = await createTestDatabase('tollgate_exec_results');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds), new RejectParkedCallUseCase(outbox));
+    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox), new RejectParkedCallUseCase(outbox));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-r', 'lookup', 1, 'active', $1, 'read')`,
       [JSON.stringify([refusing('p-b'), refusing('p-a')])]);
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-s', 'summarise', 1, 'active', $1, 'read')`,

@@ -34,7 +34,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
     db = await createTestDatabase('tollgate_exec_medium');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds), new RejectParkedCallUseCase(outbox));
+    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox), new RejectParkedCallUseCase(outbox));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES
       ('tool-1', 'reverse_text', 1, 'active', $1, 'read'), ('tool-gone', 'gone', 1, 'active', '[]', 'read')`, [JSON.stringify([binding('p-b'), binding('p-a')])]);
   });

@@ -27,7 +27,7 @@ describe('execution answers a call whose event it parked (medium tier)', () => {
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
     reject = new RejectParkedCallUseCase(outbox);
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds), reject);
+    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox), reject);
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-1', 'reverse_text', 1, 'active', $1, 'read')`,
       [JSON.stringify([{ bindingId: 'b', providerId: 'p', transport: 'http', endpoint: 'http://127.0.0.1:1/p', upstreamToolName: 'reverse', contractHash: 'a'.repeat(64), health: 'healthy' }])]);
   });

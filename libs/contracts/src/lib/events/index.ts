@@ -1,6 +1,7 @@
 import { type EventDefinition } from '../event-definition';
 import { CallCancelRequested } from './call-cancel-requested/call-cancel-requested.event';
 import { CallDispatched } from './call-dispatched/call-dispatched.event';
+import { CallProgressed } from './call-progressed/call-progressed.event';
 import { CallRefunded } from './call-refunded/call-refunded.event';
 import { CallRequested } from './call-requested/call-requested.event';
 import { CallSettled } from './call-settled/call-settled.event';
@@ -19,6 +20,7 @@ import { WalletFunded } from './wallet-funded/wallet-funded.event';
 
 export * from './call-cancel-requested/call-cancel-requested.event';
 export * from './call-dispatched/call-dispatched.event';
+export * from './call-progressed/call-progressed.event';
 export * from './call-refunded/call-refunded.event';
 export * from './call-requested/call-requested.event';
 export * from './call-settled/call-settled.event';
@@ -60,4 +62,5 @@ export const MoneyEvents = [HoldReleased, WalletFunded, WalletChargedBack, Payou
 /** What a call's timeline shows: its life, and the booking of its hold (every event that names one call). */
 export const CallTimelineEvents = [...CallLifeEvents, HoldReleased] as const satisfies readonly EventDefinition<object>[];
 
-export const AllEvents: readonly EventDefinition<object>[] = [...CallLifeEvents, ...MoneyEvents, CatalogToolChanged, DeadLetterParked];
+/** Every event on the wire, the call-life facts and the rest (CallProgressed is a notice, not a fact). */
+export const AllEvents: readonly EventDefinition<object>[] = [...CallLifeEvents, ...MoneyEvents, CatalogToolChanged, DeadLetterParked, CallProgressed];

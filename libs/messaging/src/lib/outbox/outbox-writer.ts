@@ -35,6 +35,24 @@ export class OutboxWriter {
     if (transport && !transport.appendInTransaction) this.direct = new PublishAfterCommit(schema, transport);
   }
 
+  /**
+   * A notice that is not a fact (CallProgressed): published now, outside any transaction, with no outbox row — at most
+   * once, lost if the broker is away. Never for anything a decision or the ledger depends on.
+   */
+  async publishNow<P extends object>(event: EventDefinition<P>, payload: P): Promise<void> {
+    if (!this.transport) throw new Error('OutboxWriter.publishNow needs the transport');
+    this.assertDeclared(event);
+    if (isCallEventType(event.type)) throw new Error(`${event.type} is a fact of the call's life: write it with append, in its transaction`);
+    const envelope = buildEnvelope(event, payload, { producer: this.producer });
+    await this.transport.publish([{ topic: event.topic, key: envelope.key, value: JSON.stringify(envelope) }]);
+  }
+
+  private assertDeclared(event: EventDefinition<object>): void {
+    if (this.declared && !this.declared.has(event.topic)) {
+      throw new Error(`${this.producer} does not declare that it emits ${event.type} (libs/contracts service-events.ts)`);
+    }
+  }
+
   async append<P extends object>(
     manager: EntityManager,
     event: EventDefinition<P>,
@@ -44,9 +62,7 @@ export class OutboxWriter {
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error('OutboxWriter.append must run inside a transaction');
     }
-    if (this.declared && !this.declared.has(event.topic)) {
-      throw new Error(`${this.producer} does not declare that it emits ${event.type} (libs/contracts service-events.ts)`);
-    }
+    this.assertDeclared(event);
     const envelope = buildEnvelope(event, payload, { ...options, producer: this.producer });
     // The W3C context of the span writing the event (none when tracing is off) travels in the message headers.
     const trace = traceHeaders();

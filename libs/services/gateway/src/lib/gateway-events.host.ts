@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
+import { CallProgressed, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
+import { CallWaiters } from './call-tool/call-waiters.service';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { GATEWAY, GATEWAY_OPTIONS } from './gateway.constants';
 import { type GatewayOptions } from './gateway.options';
@@ -24,6 +25,7 @@ export class GatewayEventsHost extends ServiceEventsHost {
     private readonly outcomes: OutcomeWorkflow,
     private readonly catalog: SyncCatalogUseCase,
     private readonly index: CatalogIndex,
+    private readonly waiters: CallWaiters,
   ) {
     super(serviceEventsSettings(GATEWAY, { dataSource, transport, health, options }));
   }
@@ -36,6 +38,13 @@ export class GatewayEventsHost extends ServiceEventsHost {
           await this.catalog.execute(manager, payload);
           afterCommit(() => this.index.scheduleReload());
         })],
+      },
+      {
+        // A provider's progress, for the waiting request that asked for it (on whichever replica holds it). A notice,
+        // not a fact: a redelivery only repeats a value the request's relay drops (progress only increases).
+        name: 'gateway.progress',
+        handlers: [on(CallProgressed, ({ manager, payload }) => this.waiters.announceProgress(manager, payload))],
+        dedupedByModel: true,
       },
       {
         // The call's life, run by the workflow runner over what the route says the gateway reads.

@@ -1,6 +1,5 @@
-import { fromJsonSchema, inputRequired, type JsonSchemaType, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, fromJsonSchema, inputRequired, type JsonSchemaType, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { createJsonMcpHandler } from '@tollgate/mcp-runtime';
 
 /** A 1×1 red PNG and an empty 8 kHz WAV: the smallest media the content checks accept. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
@@ -21,7 +20,7 @@ export class ConformanceFixtures {
   /** How many tools `test_trigger_tool_change` has added: every call changes the list (a toggle could cancel itself out within discovery's debounce). */
   private added = 0;
   /** One handler for every request (both eras); its bus carries the list change to listen streams. */
-  readonly handler = createJsonMcpHandler(() => this.createServer(), { legacy: 'stateless' });
+  readonly handler = createMcpHandler(() => this.createServer(), { legacy: 'stateless' });
 
   createServer(): McpServer {
     const server = new McpServer({ name: 'conformance-fixtures', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { All, Body, Controller, Delete, Get, HttpCode, Inject, type OnModuleDestroy, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { adminTokenGuard } from '@tollgate/http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { type McpServerFactory } from '@modelcontextprotocol/server';
-import { createJsonMcpHandler } from '@tollgate/mcp-runtime';
+import { createMcpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type Request, type Response } from 'express';
@@ -36,7 +35,7 @@ const STATELESS: Record<string, McpServerFactory> = {
  * Each stateless provider serves both MCP eras on its URL: 2026-07-28 (server/discover, the
  * `_meta` envelope) and, per request, the 2025 handshake for older clients. One handler per provider, made once.
  */
-const HANDLERS = new Map(Object.entries(STATELESS).map(([name, factory]) => [name, toNodeHandler(createJsonMcpHandler(factory, { legacy: 'stateless' }))]));
+const HANDLERS = new Map(Object.entries(STATELESS).map(([name, factory]) => [name, toNodeHandler(createMcpHandler(factory, { legacy: 'stateless' }))]));
 // The conformance fixtures keep one piece of state (a tool that comes and goes), so their handler is their own.
 HANDLERS.set('conformance-fixtures', toNodeHandler(new ConformanceFixtures().handler));
 

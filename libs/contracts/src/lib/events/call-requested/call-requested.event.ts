@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsHexadecimal, IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUUID, Length, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsHexadecimal, IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUUID, Length, Min, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
@@ -36,6 +36,8 @@ export class CallRequestedPayload {
   @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
   /** Additive: a signed x402 payment the agent sent in `_meta["x402/payment"]`; payment verifies it. */
   @IsOptional() @IsObject() x402Payment?: Record<string, unknown>;
+  /** Additive: the agent asked to hear the provider's progress (`_meta.progressToken`); execution relays it as CallProgressed. */
+  @IsOptional() @IsBoolean() progress?: boolean;
 }
 
 export const CallRequested = defineEvent({

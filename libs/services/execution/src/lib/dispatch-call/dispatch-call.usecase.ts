@@ -1,20 +1,24 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
+import { CallProgressed, type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
+import { type OutboxWriter } from '@tollgate/messaging';
 import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
-import { EXECUTION } from '../execution.constants';
+import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
 import { MAX_RESULT_BYTES, mayFallBack } from './call-policy';
 import { checkResult } from './check-result';
 import {
   type AttemptCommand, type AttemptOutcome, type Dispatch, type ExecutionResult, readBackResource, type ReadBackOutcome, toResult, upstreamTarget,
 } from './dispatch';
 import { PendingCallsRepository } from './pending-calls.repository';
+import { type ProgressRelay, relayProgress } from './progress-relay';
 
 export { callAuthority, type CallAuthority, type Dispatch, type ReadBackOutcome, upstreamTarget } from './dispatch';
 
 const logger = createLogger(EXECUTION);
+/** How long an outcome waits for its progress notices to be published (a broker that is away costs no more). */
+const PROGRESS_FLUSH_MS = 1_000;
 
 /**
  * The I/O of one dispatch attempt, run by the workflow runner after that attempt's CallDispatched committed (B4): the
@@ -29,7 +33,10 @@ export class DispatchCallUseCase {
   readonly inFlight = new Set<string>();
   private readonly pending = new PendingCallsRepository();
 
-  constructor(@InjectDataSource(EXECUTION) private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource(EXECUTION) private readonly dataSource: DataSource,
+    @Inject(EXECUTION_OUTBOX) private readonly outbox: OutboxWriter,
+  ) {}
 
   /** One attempt's I/O (bounded by the call's deadline; a graceful stop waits for it: `drainCommands`). */
   async perform(c: AttemptCommand): Promise<ExecutionResult> {
@@ -47,15 +54,27 @@ export class DispatchCallUseCase {
     return t?.status === 'active' && t.bindings.some((b) => b.bindingId === binding.bindingId && b.health !== 'unhealthy');
   }
 
-  /** The provider called with attempt n's binding; what came back. */
+  /**
+   * The provider called with attempt n's binding; what came back. The provider's progress, where the agent asked for
+   * it, is published before the outcome is reported (so before the result is recorded): the agent hears it first.
+   */
   private async attempt(d: Dispatch, attempt: number): Promise<AttemptOutcome> {
     const binding = d.bindings[attempt - 1]!;
     if (!(await this.bindingStillServes(d.toolId, binding))) return { kind: 'withdrawn' };
+    const progress = d.progress ? this.progressOf(d.intentId, attempt) : undefined;
+    try {
+      return await this.callProvider(d, binding, attempt, progress);
+    } finally {
+      if (progress) await Promise.race([progress.flushed(), new Promise((r) => setTimeout(r, PROGRESS_FLUSH_MS).unref())]);
+    }
+  }
+
+  private async callProvider(d: Dispatch, binding: ToolBindingDto, attempt: number, progress: ProgressRelay | undefined): Promise<AttemptOutcome> {
     let raw;
     try {
       raw = await callUpstreamTool({
         target: upstreamTarget(binding), scope: { ...d.authority, serverName: binding.providerId }, toolName: binding.upstreamToolName, arguments: d.arguments,
-        deadlineAt: d.deadlineAt.getTime(), intentId: d.intentId, operationKey: d.operationKey,
+        deadlineAt: d.deadlineAt.getTime(), intentId: d.intentId, operationKey: d.operationKey, ...(progress ? { onProgress: progress.listen } : {}),
       });
     } catch (error) {
       const failure = error instanceof UpstreamError ? error.kind : 'connection';
@@ -69,6 +88,12 @@ export class DispatchCallUseCase {
       return { kind: 'unknown', reason: failure === 'deadline' ? 'deadline_passed' : 'connection_lost', detail };
     }
     return this.checked(d, binding, toResult(raw));
+  }
+
+  /** The provider's progress, relayed to the agent (at most once each: a lost notice is only a notice). */
+  private progressOf(intentId: string, attempt: number): ProgressRelay {
+    return relayProgress(intentId, attempt, (p) => this.outbox.publishNow(CallProgressed, p),
+      (err) => logger.debug({ err, intentId }, 'a progress notice was not published'));
   }
 
   /** A result: withheld when too large (R6), else checked (output contract, or a write's read-back). */

@@ -31,6 +31,8 @@ export interface Dispatch {
   kind: 'read' | 'write';
   readBack: ReadBackSpec | null;
   authority: CallAuthority;
+  /** The agent asked for the provider's progress: it is asked for and relayed as CallProgressed. */
+  progress: boolean;
 }
 
 export type ReadBackOutcome = { status: 'found'; resource: Record<string, unknown>; result: UpstreamResultDto } | { status: 'missing' } | { status: 'unreachable'; detail: string };

@@ -68,7 +68,7 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
     const d: Dispatch = {
       intentId: life.intentId, toolId: request.toolId, bindings, arguments: extra.arguments ?? before?.arguments ?? {}, deadlineAt: new Date(request.deadlineAt),
       outputSchema: tool.output_schema, operationKey: request.operationKey ?? life.intentId, kind: tool.kind ?? 'write', readBack: tool.read_back,
-      authority: callAuthority({ owner_id: request.ownerId, agent_id: request.agentId, mcp_url_id: request.mcpUrlId ?? null }),
+      authority: callAuthority({ owner_id: request.ownerId, agent_id: request.agentId, mcp_url_id: request.mcpUrlId ?? null }), progress: request.progress === true,
     };
     return { extra, emit: [dispatchedOf(d, 1)], commands: [{ dispatch: d, attempt: 1 }] };
   }

@@ -20,12 +20,12 @@ import { CallsRepository } from '../calls/calls.repository';
 import { CatalogTools } from '../sync-catalog/catalog-tools.repository';
 import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 
+import { CallWaiters, type ProgressListener } from './call-waiters.service';
+
 export { type ToolCallResult } from './call-answer';
 
 /** Where an agent puts a signed x402 payment (G7). */
 export const X402_PAYMENT_META_KEY = 'x402/payment';
-import { CallWaiters } from './call-waiters.service';
-
 
 const logger = createLogger(GATEWAY);
 
@@ -47,7 +47,11 @@ export class CallToolUseCase {
     private readonly calls: CallsRepository,
   ) {}
 
-  async execute(caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = []): Promise<ToolCallResult> {
+  /** `onProgress`: the agent asked for progress (a progressToken); it hears the provider's while the request waits. */
+  async execute(
+    caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = [],
+    onProgress?: ProgressListener,
+  ): Promise<ToolCallResult> {
     const read = readOperationKey(meta);
     if (!read.ok) return agentErrorResult({ code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false, message: read.message });
     // The catalog read model in memory (reloaded on every catalog change, here and on the other replicas via NOTIFY);
@@ -74,8 +78,14 @@ export class CallToolUseCase {
       ...(pinned ? { accessPolicy: pinned } : {}),
       ...(typeof tool.freeCallsPerDay === 'number' ? { freeCallsPerDay: tool.freeCallsPerDay } : {}),
       ...(x402Payment !== undefined ? { x402Payment: x402Payment as Record<string, unknown> } : {}),
+      ...(onProgress ? { progress: true } : {}),
     };
-    return withLogContext({ intentId }, () => this.run(caller, request, tool.assetDecimals));
+    const unlisten = onProgress ? this.waiters.listenProgress(intentId, onProgress) : undefined;
+    try {
+      return await withLogContext({ intentId }, () => this.run(caller, request, tool.assetDecimals));
+    } finally {
+      unlisten?.();
+    }
   }
 
   /** Records the call and publishes CallRequested in one transaction, then waits for its answer (or answers a repeat). */

@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
+import { type CallProgressedPayload } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
 import { ChannelListener } from '@tollgate/persistence';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
@@ -8,11 +9,18 @@ import { type GatewayOptions } from '../gateway.options';
 const logger = createLogger('gateway');
 /** Sent (by a trigger on gateway.call) when any replica records a fact of a call: the payload is its intentId. */
 export const CALL_CHANGED_CHANNEL = 'tollgate_call_changed';
+/** Sent (by the replica that consumed it) for a provider's progress on a call: the payload is the CallProgressed JSON. */
+export const CALL_PROGRESS_CHANNEL = 'tollgate_call_progress';
+
+export type ProgressListener = (p: Omit<CallProgressedPayload, 'intentId' | 'attempt'>) => void;
 
 /**
  * Wakes a call_tool request waiting for its call's outcome as soon as the outcome is recorded — by this instance's
  * consumer (in process) or by another replica's (PostgreSQL NOTIFY). Waiters still re-read the call
  * row now and then as a fallback for a lost listener connection.
+ *
+ * The provider's progress on a call reaches the request that asked for it the same way: whichever replica consumed
+ * CallProgressed sends it on CALL_PROGRESS_CHANNEL, and the replica holding the request relays it.
  *
  * When the process stops, every waiter is woken at once and no new wait lasts: the requests are answered (their outcome
  * if it is there, else "still running, retry with the same key") instead of holding the shutdown until their wait ends.
@@ -20,13 +28,14 @@ export const CALL_CHANGED_CHANNEL = 'tollgate_call_changed';
 @Injectable()
 export class CallWaiters implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly progress = new Map<string, ProgressListener>();
   private readonly listener: ChannelListener;
   private closing = false;
 
   constructor(@Inject(GATEWAY_OPTIONS) options: GatewayOptions) {
     this.listener = new ChannelListener({
-      databaseUrl: options.databaseUrl, channel: CALL_CHANGED_CHANNEL, applicationName: 'tollgate-gateway-waiters',
-      onNotification: (intentId) => intentId && this.notify(intentId),
+      databaseUrl: options.databaseUrl, channel: [CALL_CHANGED_CHANNEL, CALL_PROGRESS_CHANNEL], applicationName: 'tollgate-gateway-waiters',
+      onNotification: (payload, channel) => (channel === CALL_PROGRESS_CHANNEL ? this.progressed(payload) : payload && this.notify(payload)),
       onLost: (err) => logger.warn({ err }, 'call outcome listener lost; reconnecting (waiters re-read meanwhile)'),
       // Outcomes recorded while it was away were not heard: every waiter re-reads now.
       onRestored: () => {
@@ -61,6 +70,24 @@ export class CallWaiters implements OnModuleInit, BeforeApplicationShutdown, OnA
   async wakeEverywhere(m: Pick<EntityManager, 'query'>, intentId: string): Promise<void> {
     await m.query('SELECT pg_notify($1, $2)', [CALL_CHANGED_CHANNEL, intentId]);
     this.notify(intentId);
+  }
+
+  /** Hears the provider's progress on the call until the returned function is called (one listener per call). */
+  listenProgress(intentId: string, listener: ProgressListener): () => void {
+    this.progress.set(intentId, listener);
+    return () => this.progress.delete(intentId);
+  }
+
+  /** Tells every replica (at the commit of the transaction given) of a provider's progress on a call. */
+  async announceProgress(m: Pick<EntityManager, 'query'>, p: CallProgressedPayload): Promise<void> {
+    const payload = JSON.stringify(p);
+    // A NOTIFY payload is at most 8000 bytes; a notice is far smaller (its message is bounded), so this only guards.
+    if (Buffer.byteLength(payload) < 8000) await m.query('SELECT pg_notify($1, $2)', [CALL_PROGRESS_CHANNEL, payload]);
+  }
+
+  private progressed(payload: string): void {
+    const p = JSON.parse(payload) as CallProgressedPayload;
+    this.progress.get(p.intentId)?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
   }
 
   notify(intentId: string): void {

@@ -18,6 +18,8 @@ import { RateLimits } from '../rate-limit/rate-limits.service';
 import { SearchToolsUseCase } from '../search-tools/search-tools.usecase';
 import { approvalAsInput } from './approval-input';
 import { measuredCall } from './call-metrics';
+import { progressNotifier } from './progress-notifier';
+import { type ProgressListener } from '../call-tool/call-waiters.service';
 
 const logger = createLogger(GATEWAY);
 
@@ -105,7 +107,9 @@ export class McpServers {
       const { name, arguments: args, _meta } = req.params;
       try {
         if (POLICY_TOOL_NAMES.has(name) && this.policyTools.enabled) return (await this.policyTools.call(caller.ownerId, name, args)) as never;
-        const result = await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, (_meta ?? {}) as Record<string, unknown>, policies));
+        // The agent's progressToken: the provider's progress reaches this request as notifications/progress.
+        const onProgress = progressNotifier(_meta?.progressToken, (n) => ctx.mcpReq.notify(n));
+        const result = await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, { meta: (_meta ?? {}) as Record<string, unknown>, policies, onProgress }));
         if (era === 'legacy') return result as never;
         const missing = missingCapabilityOf(result);
         if (missing) throw missing;
@@ -151,7 +155,8 @@ export class McpServers {
   }
 
   private async dispatch(
-    caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown>, policies: PolicyInForce[],
+    caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown> | undefined,
+    { meta, policies, onProgress }: { meta: Record<string, unknown>; policies: PolicyInForce[]; onProgress?: ProgressListener },
   ): Promise<ToolResult> {
     // Hostile input was refused at the edge (refuseAtEdge), before the SDK, the database or a provider saw it.
     switch (name) {
@@ -164,9 +169,9 @@ export class McpServers {
         if (bad) return bad;
         const inner = args as { name: string; arguments?: Record<string, unknown> };
         if (HOSTED.has(inner.name)) return invalidArguments([{ field: 'name', problem: 'must be a catalog tool; call discovery tools directly' }]);
-        return measuredCall(this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta, policies));
+        return measuredCall(this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta, policies, onProgress));
       }
       default:
-        return measuredCall(this.callTool.execute(caller, profile, name, args ?? {}, meta, policies));
+        return measuredCall(this.callTool.execute(caller, profile, name, args ?? {}, meta, policies, onProgress));
     }
   }}
