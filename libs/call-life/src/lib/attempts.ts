@@ -1,5 +1,5 @@
 import { type AttemptFacts, type CallState } from './call-state';
-import { attemptsOf } from './decisions';
+import { attemptsOf, failureOf, isConfirmed, resultAttempt, UNKNOWN_OUTCOME_FAILURE } from './decisions';
 
 // Execution's words for one dispatch attempt, read from the call's state: there is no attempt table beside the model.
 
@@ -9,6 +9,19 @@ export type AttemptStatus = 'dispatched' | 'result_received' | 'outcome_unknown'
 /** Results that say the provider performed nothing (the binding was withdrawn, refused or unreachable): not the tool's own error. */
 function performedNothing(a: AttemptFacts): boolean {
   return a.result?.outcome === 'provider_error' && a.result.classification !== 'tool_error';
+}
+
+/**
+ * The call failed without its tool running to an answer of its own: the provider or the platform could not run it (a
+ * task's `failed`) — nothing came back, or what came back says the provider performed nothing (a protocol error, a
+ * refusal). Not a tool that ran and answered (its tool error or a contract violation is the answer), not payment's
+ * refusal (an answer the agent acts on: top up, ask for approval), not an outcome still being reconciled.
+ */
+export function failedToRun(state: CallState): boolean {
+  const failure = failureOf(state);
+  if (!failure || isConfirmed(state) || failure.stage === 'payment' || failure === UNKNOWN_OUTCOME_FAILURE) return false;
+  const answered = resultAttempt(state);
+  return answered === undefined || performedNothing(state.attempts[String(answered)]!);
 }
 
 /**

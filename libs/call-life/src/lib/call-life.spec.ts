@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { arbitraryDelivery, arbitraryLife, lifeOf, prefixes } from '../testing';
+import { failedToRun } from './attempts';
 import { foldCall, initialState, evolve } from './call-state';
 import {
   ANSWER_RETENTION_MS, contradictions, failureOf, isAnswered, isConfirmed, isReconciling, isRefundDue, isSettlementDue, isTerminal, mayRetryUnderSameKey,
@@ -90,6 +91,19 @@ describe('the decisions every service asks', () => {
     expect(mayRetryUnderSameKey(refused)).toBe(true);
     expect(mayRetryUnderSameKey(at('payment_refused', 2, { final: true }))).toBe(false);
     expect(mayRetryUnderSameKey(at('confirmed', 6))).toBe(false);
+  });
+
+  it('failed to run: the provider or the platform could not run it — not a payment refusal, a confirmation or a reconciliation', () => {
+    expect(failedToRun(at('refused_before_dispatch', 3))).toBe(true);
+    expect(failedToRun(at('unknown_then_rejected', 5))).toBe(true);
+    // The provider answered, wrongly (a contract violation): its answer is the answer, not a failure to run.
+    expect(failedToRun(at('rejected', 5))).toBe(false);
+    // A fallback's provider_error (performed nothing) before a confirmed attempt: confirmed, not failed.
+    expect(failedToRun(at('confirmed', 6, { fallbacks: 1 }))).toBe(false);
+    expect(failedToRun(at('payment_refused', 2))).toBe(false);
+    expect(failedToRun(at('confirmed', 6))).toBe(false);
+    expect(failedToRun(at('unknown_then_confirmed', 4))).toBe(false);
+    expect(failedToRun(at('confirmed', 3))).toBe(false);
   });
 
   it('an unknown outcome is being reconciled until its verdict; the verdict replaces it', () => {

@@ -1,4 +1,4 @@
-import { createMcpHandler, fromJsonSchema, inputRequired, type JsonSchemaType, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, fromJsonSchema, inputRequired, type JsonSchemaType, McpServer, ProtocolError, type RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /** A 1×1 red PNG and an empty 8 kHz WAV: the smallest media the content checks accept. */
@@ -27,6 +27,7 @@ export class ConformanceFixtures {
     registerContentTools(server);
     registerNotifyingTools(server);
     registerSchemaTools(server);
+    registerTaskTools(server);
     server.registerTool('test_trigger_tool_change', { description: 'Adds a tool (test_added_tool_<n>); after 20, removes them all.', inputSchema: z.object({}) }, async () => {
       this.added = this.added >= MAX_ADDED ? 0 : this.added + 1;
       this.handler.notify.toolsChanged();
@@ -36,6 +37,7 @@ export class ConformanceFixtures {
       server.registerTool(`test_added_tool_${n}`, { description: 'Listed after test_trigger_tool_change.', inputSchema: z.object({}), annotations: readOnly },
         async () => ({ content: [{ type: 'text', text: `added tool ${n}` }] }));
     }
+    failProtocolErrorJob(server);
     return server;
   }
 }
@@ -110,4 +112,46 @@ function registerSchemaTools(server: McpServer): void {
   const regional = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } }, required: ['region'] };
   server.registerTool('test_header_param', { description: 'Echoes a region that is also sent as a header.', inputSchema: fromJsonSchema(regional as JsonSchemaType), annotations: readOnly },
     async (args) => ({ content: [{ type: 'text', text: `region: ${String((args as { region?: unknown }).region)}` }] }));
+}
+
+/**
+ * The tasks suite's fixtures. The provider runs them in one request (SDK v2 has no server side of the tasks extension);
+ * what makes them task-supporting is the listing (and, for a 2025-era client, `execution.taskSupport`), which the
+ * gateway's catalog keeps, so the gateway answers a task-declaring agent with a task at once and runs the call behind it.
+ */
+function registerTaskTools(server: McpServer): void {
+  // A 2025-era listing says it in `execution`; a 2026-07-28 one no longer has the field, so the provider's listing says it.
+  const asTask = (tool: RegisteredTool, taskSupport: 'optional' | 'required' = 'optional') => {
+    tool.update({ _meta: { 'tollgate/listing': { taskSupport } } });
+    return Object.assign(tool, { execution: { taskSupport } });
+  };
+  server.registerTool('greet', { description: 'Greets by name, at once (never a task).', inputSchema: z.object({ name: z.string() }), annotations: readOnly },
+    async ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }));
+  // The suite asks for up to 60 s; the fixture sleeps at most 5 (the suite waits 10 s for a cancelled task to end; a gateway call is bounded at 30 s by R6 anyway).
+  asTask(server.registerTool('slow_compute', { description: 'Sleeps the given seconds (at most 5), then answers.', inputSchema: z.object({ seconds: z.number().min(0).max(60), label: z.string().optional() }), annotations: readOnly },
+    async ({ seconds, label }) => {
+      await pause(Math.min(seconds, 5) * 1000);
+      return { content: [{ type: 'text', text: `Computed ${label ?? 'result'} after ${seconds}s` }] };
+    }));
+  asTask(server.registerTool('failing_job', { description: 'Runs about a second, then reports a tool error.', inputSchema: z.object({}), annotations: readOnly },
+    async () => {
+      await pause(1000);
+      return { isError: true, content: [{ type: 'text', text: 'The job failed' }] };
+    }), 'required');
+  asTask(server.registerTool('protocol_error_job', { description: 'Fails with a protocol-level error.', inputSchema: z.object({}), annotations: readOnly },
+    async () => ({ content: [] })));
+}
+
+/**
+ * `protocol_error_job` answers a JSON-RPC error, not a tool result: McpServer turns anything its tools throw into a
+ * tool error, so the fixture answers that one call in front of McpServer's own tools/call handler.
+ */
+function failProtocolErrorJob(server: McpServer): void {
+  type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
+  const tools = (server.server as unknown as { _getRequestHandler(method: string): Handler })._getRequestHandler('tools/call');
+  server.server.removeRequestHandler('tools/call');
+  server.server.setRequestHandler('tools/call', (request, ctx) => {
+    if (request.params.name === 'protocol_error_job') throw new ProtocolError(-32603, 'protocol_error_job failed on purpose');
+    return tools(request, ctx) as never;
+  });
 }

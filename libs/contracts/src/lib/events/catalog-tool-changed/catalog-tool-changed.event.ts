@@ -99,6 +99,8 @@ export class CatalogToolChangedPayload {
   /** Calls per agent per UTC day that cost nothing; null when the tool has no free quota. */
   @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
   @IsOptional() @IsObject() annotations?: Record<string, unknown>;
+  /** Additive: the provider runs the tool as a task (`execution.taskSupport`); a task-declaring agent gets a task at once. */
+  @IsOptional() @IsIn(['optional', 'required']) taskSupport?: 'optional' | 'required';
   /** Writing tools: the declared read-back (contract card, C9). Optional, additive. */
   @IsOptional() @ValidateNested() @Type(() => ReadBackDto) readBack?: ReadBackDto;
   /** The upstream's own metadata for the tool (its `_meta`), as data. */

@@ -19,6 +19,11 @@ export interface Listing {
   optionalOutputFields?: string[];
   deprecation?: { sunsetAt: string; replacement?: string } | null;
   readBack?: { tool: string; keyArgument: string; compare: string[] } | null;
+  /**
+   * Whether a task-declaring agent gets a task at once: the gateway's own decision for a 2026-07-28 provider, whose
+   * tools/list no longer says (`forbidden`: never at once, even where a 2025-era provider lists `optional`).
+   */
+  taskSupport?: 'optional' | 'required' | 'forbidden';
 }
 
 
@@ -53,6 +58,7 @@ export function sanitizeListing(raw: unknown): Listing {
   const dep = r['deprecation'];
   if (dep === null) out.deprecation = null;
   else if (deprecationOf(dep)) out.deprecation = deprecationOf(dep);
+  if (r['taskSupport'] === 'optional' || r['taskSupport'] === 'required' || r['taskSupport'] === 'forbidden') out.taskSupport = r['taskSupport'];
   const rb = r['readBack'];
   if (rb === null) out.readBack = null;
   else if (readBackOf(rb, strings)) out.readBack = readBackOf(rb, strings);
@@ -106,6 +112,17 @@ export function summaryOf(description: string): string {
   return first;
 }
 
+/**
+ * Whether the tool runs as a task: `required` when its contract says so; else what the listing says (provider or
+ * admin; `forbidden`: never); else what a 2025-era provider lists; else absent.
+ */
+export function taskSupportOf(execution: { taskSupport?: string } | null | undefined, listing: Pick<Listing, 'taskSupport'> = {}): 'optional' | 'required' | undefined {
+  const t = execution?.taskSupport;
+  if (t === 'required') return t;
+  if (listing.taskSupport) return listing.taskSupport === 'forbidden' ? undefined : listing.taskSupport;
+  return t === 'optional' ? t : undefined;
+}
+
 /** R2: hints narrow scope, they never grant anything: only an explicit read-only, non-destructive tool is `read`. */
 export function kindOf(annotations: Record<string, unknown> | null | undefined): 'read' | 'write' {
   return annotations?.['readOnlyHint'] === true && annotations?.['destructiveHint'] !== true ? 'read' : 'write';
@@ -126,6 +143,7 @@ export interface ToolState {
     inputSchema: Record<string, unknown>;
     outputSchema: Record<string, unknown> | null;
     annotations: Record<string, unknown> | null;
+    execution: { taskSupport?: 'required' | 'optional' | 'forbidden' } | null;
     listing: Listing;
     providerMeta: Record<string, unknown> | null;
     note: string;
@@ -160,7 +178,8 @@ export function catalogEventOf(t: ToolState): CatalogToolChangedPayload {
     version: current.version,
     contractHash: current.contractHash,
     ...versionsOf(t),
-    kind: l.kind ?? kindOf(current.annotations),
+    // R2: a tool that must run as a task is never the read-only runtime's, whatever its hints or listing say.
+    kind: taskSupportOf(current.execution, l) === 'required' ? 'write' : l.kind ?? kindOf(current.annotations),
     category: l.category ?? 'general',
     tags: l.tags ?? [],
     summary: l.summary ?? summaryOf(current.description),
@@ -178,6 +197,7 @@ export function catalogEventOf(t: ToolState): CatalogToolChangedPayload {
     assetDecimals: decimalsOf(asset),
     ...(typeof l.freeCallsPerDay === 'number' ? { freeCallsPerDay: l.freeCallsPerDay } : {}),
     ...(current.annotations ? { annotations: current.annotations } : {}),
+    ...(taskSupportOf(current.execution, l) ? { taskSupport: taskSupportOf(current.execution, l) } : {}),
     ...(l.readBack ? { readBack: l.readBack } : {}),
     ...(current.providerMeta ? { providerMeta: current.providerMeta } : {}),
     bindings: t.bindings.map(({ providerDefaults: _d, ...b }) => ({ ...b, bindingId: `${b.providerId}:${b.upstreamToolName}` })),

@@ -46,6 +46,8 @@ export const TOOL_VERSION = defineTable('discovery.tool_version', {
   input_schema: col.jsonb<Tool['inputSchema']>().required(),
   output_schema: col.jsonb<NonNullable<Tool['outputSchema']>>().nullable(),
   annotations: col.jsonb<NonNullable<Tool['annotations']>>().nullable(),
+  /** How the tool may be run (`taskSupport`), as the provider lists it; part of the contract. */
+  execution: col.jsonb<NonNullable<Tool['execution']>>().nullable(),
   listing: col.jsonb<Listing>().required(),
   provider_meta: col.jsonb<Record<string, unknown>>().nullable(),
   state: col.text<'approved' | 'pending' | 'retired'>().required(),

@@ -27,7 +27,7 @@ export class PublishToolService {
       overrides: tool.overrides,
       versions: versions.map((v) => ({
         version: v.version, contractHash: v.contract_hash, state: v.state, title: v.title, description: v.description,
-        inputSchema: v.input_schema, outputSchema: v.output_schema, annotations: v.annotations, listing: v.listing,
+        inputSchema: v.input_schema, outputSchema: v.output_schema, annotations: v.annotations, execution: v.execution, listing: v.listing,
         providerMeta: v.provider_meta, note: v.note, at: (v.decided_at ?? v.created_at).toISOString(),
       })),
       bindings: bindings.map((b) => ({

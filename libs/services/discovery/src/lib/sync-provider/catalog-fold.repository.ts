@@ -6,11 +6,11 @@ type Executor = Pick<EntityManager, 'query'>;
 
 /** A version's descriptive fields as stored: title, description, listing (JSON), provider meta (JSON or null). */
 export type DescriptiveFields = [title: string | null, description: string, listing: string, providerMeta: string | null];
-/** A version's contract as stored (JSON): input schema, output schema, annotations. */
-export type ContractFields = [inputSchema: string, outputSchema: string | null, annotations: string | null];
+/** A version's contract as stored (JSON): input schema, output schema, annotations, execution. */
+export type ContractFields = [inputSchema: string, outputSchema: string | null, annotations: string | null, execution: string | null];
 
 /** The approved version's contract, to name what a new listing changes. */
-export type ApprovedContract = Pick<ToolVersionRow, 'version' | 'input_schema' | 'output_schema' | 'annotations'>;
+export type ApprovedContract = Pick<ToolVersionRow, 'version' | 'input_schema' | 'output_schema' | 'annotations' | 'execution'>;
 
 const NEXT = defineTable('(next version)', { next: col.integer().required() });
 
@@ -54,8 +54,8 @@ export const CatalogFold = {
   async insertTool(m: Executor, toolId: string, contractHash: string, fields: DescriptiveFields, contract: ContractFields, note: string): Promise<void> {
     await m.query('INSERT INTO discovery.catalog_tool (tool_id, name, current_version) VALUES ($1, $1, 1)', [toolId]);
     await m.query(
-      `INSERT INTO discovery.tool_version (tool_id, version, contract_hash, title, description, listing, provider_meta, input_schema, output_schema, annotations, state, note, decided_at)
-       VALUES ($1, 1, $2, $3, $4, $5, $6, $7, $8, $9, 'approved', $10, now())`,
+      `INSERT INTO discovery.tool_version (tool_id, version, contract_hash, title, description, listing, provider_meta, input_schema, output_schema, annotations, execution, state, note, decided_at)
+       VALUES ($1, 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'approved', $11, now())`,
       [toolId, contractHash, ...fields, ...contract, note]);
   },
 
@@ -70,16 +70,16 @@ export const CatalogFold = {
   },
 
   async approvedContract(m: Executor, toolId: string): Promise<ApprovedContract | undefined> {
-    return (await select(m, TOOL_VERSION, ['version', 'input_schema', 'output_schema', 'annotations'],
-      `SELECT version, input_schema, output_schema, annotations FROM discovery.tool_version WHERE tool_id = $1 AND state = 'approved'`, [toolId]))[0];
+    return (await select(m, TOOL_VERSION, ['version', 'input_schema', 'output_schema', 'annotations', 'execution'],
+      `SELECT version, input_schema, output_schema, annotations, execution FROM discovery.tool_version WHERE tool_id = $1 AND state = 'approved'`, [toolId]))[0];
   },
 
   /** A changed contract as a new PENDING version (R3), numbered after the last; its number. */
   async insertPendingVersion(m: Executor, toolId: string, contractHash: string, fields: DescriptiveFields, contract: ContractFields, note: string): Promise<number> {
     const next = (await select(m, NEXT, ['next'], 'SELECT max(version) + 1 AS next FROM discovery.tool_version WHERE tool_id = $1', [toolId]))[0]!.next;
     await m.query(
-      `INSERT INTO discovery.tool_version (tool_id, version, contract_hash, title, description, listing, provider_meta, input_schema, output_schema, annotations, state, note)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11)`,
+      `INSERT INTO discovery.tool_version (tool_id, version, contract_hash, title, description, listing, provider_meta, input_schema, output_schema, annotations, execution, state, note)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12)`,
       [toolId, next, contractHash, ...fields, ...contract, note]);
     return next;
   },

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Tool } from '@modelcontextprotocol/client';
-import { contractChanges, contractHashOf, listUpstreamTools, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
+import { contractChanges, contractHashOf, executionOf, listUpstreamTools, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
 import { sanitizeListing } from '../catalog/catalog-listing';
 import { PublishToolService } from '../catalog/publish-tool.service';
@@ -94,7 +94,8 @@ export class SyncProviderUseCase {
     const listing = sanitizeListing(tool._meta?.['tollgate/listing']);
     const meta = tool._meta ? Object.fromEntries(Object.entries(tool._meta).filter(([k]) => k !== 'tollgate/listing')) : null;
     const fields: DescriptiveFields = [tool.title ?? null, tool.description ?? '', JSON.stringify(listing), meta && Object.keys(meta).length > 0 ? JSON.stringify(meta) : null];
-    const contract: ContractFields = [JSON.stringify(tool.inputSchema), tool.outputSchema ? JSON.stringify(tool.outputSchema) : null, tool.annotations ? JSON.stringify(tool.annotations) : null];
+    const execution = executionOf(tool);
+    const contract: ContractFields = [JSON.stringify(tool.inputSchema), tool.outputSchema ? JSON.stringify(tool.outputSchema) : null, tool.annotations ? JSON.stringify(tool.annotations) : null, execution ? JSON.stringify(execution) : null];
     touched.add(tool.name);
     let result: SyncReport['tools'][number];
     if (!(await CatalogFold.lockTool(m, tool.name))) {
@@ -108,7 +109,7 @@ export class SyncProviderUseCase {
         result = { name: tool.name, version: known.version, contractHash, state: known.state === 'pending' ? 'pending_approval' : 'unchanged' };
       } else {
         const current = await CatalogFold.approvedContract(m, tool.name);
-        const changed = current ? contractChanges({ inputSchema: current.input_schema, outputSchema: current.output_schema ?? undefined, annotations: current.annotations ?? undefined }, tool) : [];
+        const changed = current ? contractChanges({ inputSchema: current.input_schema, outputSchema: current.output_schema ?? undefined, annotations: current.annotations ?? undefined, execution: current.execution ?? undefined }, tool) : [];
         const note = `Contract changed (${changed.join(', ') || 'contract'}) as listed by provider ${providerId}; not used until an admin approves it.`;
         const next = await CatalogFold.insertPendingVersion(m, tool.name, contractHash, fields, contract, note);
         logger.info({ providerId, tool: tool.name, version: next }, 'contract change waits for approval');

@@ -28,6 +28,15 @@ describe('a paid call as a task', () => {
     expect(taskOf(stored(rejected.events), now)).toMatchObject({ status: 'completed', result: { isError: true, _meta: { 'assay/error': { code: 'PROVIDER_CONTRACT_VIOLATION' } } } });
   });
 
+  it('failed, with the error inline and no result, when the provider or the platform could not run it', () => {
+    const unsent = lifeOf({ ...shape, branch: 'refused_before_dispatch' });
+    const task = taskOf(stored(unsent.events), now);
+    expect(task).toMatchObject({ status: 'failed', error: { code: -32603, message: 'deadline passed before sending', data: { 'assay/error': { code: 'PROVIDER_SYSTEM_ERROR' } } } });
+    expect(task.result).toBeUndefined();
+    const refused = lifeOf({ ...shape, branch: 'payment_refused' });
+    expect(taskOf(stored(refused.events), now)).toMatchObject({ status: 'completed', result: { isError: true } });
+  });
+
   it('cancelled when its agent cancelled it before dispatch', () => {
     const cancelled = lifeOf({ ...shape, branch: 'cancelled_before_dispatch' });
     expect(taskOf(stored(cancelled.events), now)).toMatchObject({ status: 'cancelled', statusMessage: expect.stringMatching(/nothing was performed/) });

@@ -1,4 +1,4 @@
-import { ANSWER_RETENTION_MS, isAnswered, status, wasCancelled } from '@tollgate/call-life';
+import { ANSWER_RETENTION_MS, failedToRun, isAnswered, status, wasCancelled } from '@tollgate/call-life';
 import { type StoredCall } from '../calls/calls.repository';
 import { answerOf } from '../call-tool/call-answer';
 
@@ -7,9 +7,12 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** How often a client should poll a call still running. */
 export const TASK_POLL_INTERVAL_MS = 1000;
 
-export type TaskStatus = 'working' | 'completed' | 'cancelled';
+export type TaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
 
-/** A task as `tasks/get` and `CreateTaskResult` carry it (the extension's DetailedTask, without input_required/failed). */
+/** JSON-RPC's internal error: a task whose call the provider or the platform could not run. */
+export const TASK_FAILED_CODE = -32603;
+
+/** A task as `tasks/get` and `CreateTaskResult` carry it (the extension's DetailedTask, without input_required). */
 export interface CallTask {
   taskId: string;
   status: TaskStatus;
@@ -19,6 +22,8 @@ export interface CallTask {
   ttlMs: number;
   pollIntervalMs?: number;
   result?: Record<string, unknown>;
+  /** `failed` only: the JSON-RPC error shape, its data the agent error and the receipt (nothing charged). */
+  error?: { code: number; message: string; data: Record<string, unknown> };
 }
 
 const WORKING_MESSAGES: Record<string, string> = {
@@ -32,13 +37,19 @@ const WORKING_MESSAGES: Record<string, string> = {
 /**
  * A paid call as a task: the task is the call's life — its id is the call's intentId, created in
  * the same transaction as CallRequested — so any replica answers for it. Answered: `completed` with the answer an
- * agent gets for the call (receipt included; a refusal is a completed tool result with isError, as the extension
- * says). Cancelled by its agent before dispatch: `cancelled`. Otherwise `working`, with what the call waits for.
+ * agent gets for the call (receipt included; a tool that ran and reported an error, or payment's refusal, is a
+ * completed tool result with isError), or `failed` when the provider or the platform could not run it (the extension
+ * keeps `failed` for protocol-level errors: the error inline, no result). Cancelled by its agent before dispatch: `cancelled`. Otherwise `working`, with what the call waits for.
  * A task lives as long as the call's answer is kept.
  */
 export function taskOf(call: StoredCall, now: Date = new Date()): CallTask {
   const base = { taskId: call.intent_id, createdAt: call.created_at.toISOString(), lastUpdatedAt: now.toISOString(), ttlMs: ANSWER_RETENTION_MS };
   if (wasCancelled(call.life)) return { ...base, status: 'cancelled', statusMessage: 'Cancelled by the agent before it was sent; nothing was performed and the hold is released.' };
+  if (failedToRun(call.life)) {
+    const answer = answerOf(call);
+    const error = (answer._meta?.['assay/error'] ?? {}) as { message?: string };
+    return { ...base, status: 'failed', statusMessage: 'The call could not be run; nothing was charged.', error: { code: TASK_FAILED_CODE, message: error.message ?? 'The call could not be run.', data: answer._meta ?? {} } };
+  }
   if (isAnswered(call.life)) return { ...base, status: 'completed', statusMessage: 'The call has its answer.', result: { ...answerOf(call), resultType: 'complete' } };
   const s = status(call.life) ?? 'requested';
   return { ...base, status: 'working', statusMessage: WORKING_MESSAGES[s] ?? 'The call is running.', pollIntervalMs: TASK_POLL_INTERVAL_MS };

@@ -20,6 +20,7 @@ import { CallsRepository } from '../calls/calls.repository';
 import { CatalogTools } from '../sync-catalog/catalog-tools.repository';
 import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 
+import { TASKS_EXTENSION } from '../call-tasks/call-task';
 import { CallWaiters, type ProgressListener } from './call-waiters.service';
 
 export { type ToolCallResult } from './call-answer';
@@ -47,10 +48,9 @@ export class CallToolUseCase {
     private readonly calls: CallsRepository,
   ) {}
 
-  /** `onProgress`: the agent asked for progress (a progressToken); it hears the provider's while the request waits. */
   async execute(
     caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = [],
-    onProgress?: ProgressListener,
+    { onProgress, tasks }: CallOptions = {},
   ): Promise<ToolCallResult> {
     const read = readOperationKey(meta);
     if (!read.ok) return agentErrorResult({ code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false, message: read.message });
@@ -68,6 +68,7 @@ export class CallToolUseCase {
       return agentErrorResult({ code: 'PAYMENT_REQUIRED', retryable: true, message: `_meta["${X402_PAYMENT_META_KEY}"] must be an x402 payment payload object. Sign the payment requirement and send it there.` });
     }
     const tool = doc!;
+    if (tool.taskSupport === 'required' && !tasks) return tasksRequired(name);
     const pinned = Object.keys(access.pinned).length > 0 ? access.pinned : undefined;
     const intentId = randomUUID();
     const request: CallRequestedPayload = {
@@ -82,17 +83,19 @@ export class CallToolUseCase {
     };
     const unlisten = onProgress ? this.waiters.listenProgress(intentId, onProgress) : undefined;
     try {
-      return await withLogContext({ intentId }, () => this.run(caller, request, tool.assetDecimals));
+      // A tool its provider runs as a task, for an agent that takes tasks: the task is answered at once (no wait).
+      const waitMs = tasks && tool.taskSupport ? 0 : this.options.callWaitMs;
+      return await withLogContext({ intentId }, () => this.run(caller, request, tool.assetDecimals, waitMs));
     } finally {
       unlisten?.();
     }
   }
 
   /** Records the call and publishes CallRequested in one transaction, then waits for its answer (or answers a repeat). */
-  private async run(caller: CallerIdentity, request: CallRequestedPayload, decimals: number | undefined): Promise<ToolCallResult> {
+  private async run(caller: CallerIdentity, request: CallRequestedPayload, decimals: number | undefined, waitMs: number): Promise<ToolCallResult> {
     const requestHash = requestHashOf(request.toolId, request.arguments);
     // Listening before the call exists: its answer cannot come before this, so the first read waits for a wake-up.
-    const firstWake = this.waiters.next(request.intentId, this.recheckMs(Date.now() + this.options.callWaitMs));
+    const firstWake = this.waiters.next(request.intentId, this.recheckMs(Date.now() + waitMs));
     const created = await this.dataSource.transaction(async (m) => {
       if (request.operationKey !== undefined && !(await this.takeKey(m, caller, request, requestHash))) return false;
       await this.calls.insert(m, {
@@ -105,7 +108,8 @@ export class CallToolUseCase {
     });
     if (!created) return this.repeat(caller, request.operationKey!, requestHash);
     logger.info({ toolId: request.toolId }, 'call requested');
-    const { answer, accessHeld } = await this.awaitOutcome(caller, request.intentId, firstWake);
+    if (waitMs === 0) return stillRunning(request.intentId);
+    const { answer, accessHeld } = await this.awaitOutcome(caller, request.intentId, firstWake, waitMs);
     return accessHeld ? answer : this.withheld(request.intentId);
   }
 
@@ -174,8 +178,8 @@ export class CallToolUseCase {
    * Waits for the call's answer: woken by NOTIFY from whichever replica records it (or the in-process hand-off), each
    * read also says whether the caller still has access (R7). `woken` was registered before the call was committed.
    */
-  private async awaitOutcome(caller: CallerIdentity, intentId: string, woken: Promise<void>): Promise<{ answer: ToolCallResult; accessHeld: boolean }> {
-    const deadline = Date.now() + this.options.callWaitMs;
+  private async awaitOutcome(caller: CallerIdentity, intentId: string, woken: Promise<void>, waitMs: number): Promise<{ answer: ToolCallResult; accessHeld: boolean }> {
+    const deadline = Date.now() + waitMs;
     for (;;) {
       await woken;
       // Listen before reading: a wake-up that lands between the read and the wait is not lost.
@@ -193,6 +197,21 @@ export class CallToolUseCase {
       if (deadline - Date.now() <= 0 || this.waiters.stopping) return { answer: stillRunning(intentId), accessHeld };
     }
   }
+}
+
+/** A tool its provider runs only as a task, for an agent that takes none: refused before anything is recorded. */
+function tasksRequired(name: string): ToolCallResult {
+  return agentErrorResult({
+    code: 'PROVIDER_REQUEST_ERROR', retryable: false, message: `"${name}" runs only as a task: declare the ${TASKS_EXTENSION} extension and call it again. Nothing was charged.`,
+    details: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  });
+}
+
+export interface CallOptions {
+  /** The agent asked for progress (a progressToken): it hears the provider's while the request waits. */
+  onProgress?: ProgressListener;
+  /** The agent takes tasks (2026-07-28 extension): a tool its provider runs as a task is answered as one at once. */
+  tasks?: boolean;
 }
 
 /** The answer of a call whose outcome is not recorded yet: retry with the same operation key, never charged twice. */

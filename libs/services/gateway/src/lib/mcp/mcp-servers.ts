@@ -9,7 +9,7 @@ import { type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { declaresTasks, TASKS_EXTENSION } from '../call-tasks/call-task';
 import { CallTasksUseCase } from '../call-tasks/call-tasks.usecase';
 import { type UrlProfile } from '../catalog/catalog-access';
-import { CallToolUseCase } from '../call-tool/call-tool.usecase';
+import { type CallOptions, CallToolUseCase } from '../call-tool/call-tool.usecase';
 import { GetToolUseCase } from '../get-tool/get-tool.usecase';
 import { GATEWAY } from '../gateway.constants';
 import { CALL_TOOL_INPUT, checkArguments, HOSTED_TOOLS, invalidArguments } from '../hosted-tools/hosted-tools';
@@ -19,7 +19,6 @@ import { SearchToolsUseCase } from '../search-tools/search-tools.usecase';
 import { approvalAsInput } from './approval-input';
 import { measuredCall } from './call-metrics';
 import { progressNotifier } from './progress-notifier';
-import { type ProgressListener } from '../call-tool/call-waiters.service';
 
 const logger = createLogger(GATEWAY);
 
@@ -107,17 +106,18 @@ export class McpServers {
       const { name, arguments: args, _meta } = req.params;
       try {
         if (POLICY_TOOL_NAMES.has(name) && this.policyTools.enabled) return (await this.policyTools.call(caller.ownerId, name, args)) as never;
-        // The agent's progressToken: the provider's progress reaches this request as notifications/progress.
-        const onProgress = progressNotifier(_meta?.progressToken, (n) => ctx.mcpReq.notify(n));
-        const result = await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, { meta: (_meta ?? {}) as Record<string, unknown>, policies, onProgress }));
-        if (era === 'legacy') return result as never;
-        const missing = missingCapabilityOf(result);
-        if (missing) throw missing;
         // The 2026-07-28 envelope (client capabilities) and a retry's answers reach the handler through the context.
         const request = ctx.mcpReq as { envelope?: Record<string, unknown>; inputResponses?: Record<string, unknown> };
         const envelope = request.envelope ?? {};
+        const tasks = era === 'modern' && declaresTasks(envelope[CLIENT_CAPABILITIES_META_KEY]);
+        // The agent's progressToken: the provider's progress reaches this request as notifications/progress.
+        const onProgress = progressNotifier(_meta?.progressToken, (n) => ctx.mcpReq.notify(n));
+        const result = await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, { meta: (_meta ?? {}) as Record<string, unknown>, policies, call: { onProgress, tasks } }));
+        if (era === 'legacy') return result as never;
+        const missing = missingCapabilityOf(result);
+        if (missing) throw missing;
         const answered = approvalAsInput(result, envelope, request.inputResponses) as ToolResult;
-        return (declaresTasks(envelope[CLIENT_CAPABILITIES_META_KEY]) ? await this.asTask(caller, answered) : answered) as never;
+        return (tasks ? await this.asTask(caller, answered) : answered) as never;
       } catch (err) {
         if (err instanceof ProtocolError) throw err;
         logger.error({ err, tool: name }, 'tool call failed inside the gateway');
@@ -137,7 +137,8 @@ export class McpServers {
     const task = await this.tasks.get(caller, error.intentId);
     if (!task) return result;
     if (task.result) return task.result;
-    const { result: _none, ...created } = task;
+    // CreateTaskResult is the task's state alone: a failure's error is read with tasks/get.
+    const { result: _none, error: _unread, ...created } = task;
     return { resultType: 'task', ...created };
   }
 
@@ -156,7 +157,7 @@ export class McpServers {
 
   private async dispatch(
     caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown> | undefined,
-    { meta, policies, onProgress }: { meta: Record<string, unknown>; policies: PolicyInForce[]; onProgress?: ProgressListener },
+    { meta, policies, call }: { meta: Record<string, unknown>; policies: PolicyInForce[]; call: CallOptions },
   ): Promise<ToolResult> {
     // Hostile input was refused at the edge (refuseAtEdge), before the SDK, the database or a provider saw it.
     switch (name) {
@@ -169,9 +170,9 @@ export class McpServers {
         if (bad) return bad;
         const inner = args as { name: string; arguments?: Record<string, unknown> };
         if (HOSTED.has(inner.name)) return invalidArguments([{ field: 'name', problem: 'must be a catalog tool; call discovery tools directly' }]);
-        return measuredCall(this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta, policies, onProgress));
+        return measuredCall(this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta, policies, call));
       }
       default:
-        return measuredCall(this.callTool.execute(caller, profile, name, args ?? {}, meta, policies, onProgress));
+        return measuredCall(this.callTool.execute(caller, profile, name, args ?? {}, meta, policies, call));
     }
   }}

@@ -125,7 +125,9 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
     if (task.method === 'tasks/cancel') {
       const cancelled = await this.tasks.cancel(caller, task.taskId);
       if (cancelled.outcome === 'unknown') return unknown();
-      if (cancelled.outcome === 'refused') return reply(200, { error: { code: -32602, message: `The task cannot be cancelled: ${cancelled.reason}`, data: { taskId: task.taskId } } });
+      // The extension's ack is the same whatever the task's state (idempotent, no task envelope): a cancel that came
+      // too late says why in _meta, and tasks/get shows the status the call really reaches.
+      if (cancelled.outcome === 'refused') return reply(200, { result: { resultType: 'complete', _meta: { 'assay/cancel': { cancelled: false, reason: cancelled.reason } } } });
       return reply(200, { result: { resultType: 'complete' } });
     }
     const found = await this.tasks.get(caller, task.taskId);
