@@ -25,6 +25,8 @@ const FIXTURES_TOKEN = 'conformance-fixtures-token-0123456789';
 const PAID_TOOL = 'test_multiple_content_types';
 /** Priced too, though it never runs through the gateway: it needs sampling, which the gateway never offers upstream. */
 const NEEDS_SAMPLING = 'test_missing_capability';
+/** Priced too: it answers input_required although the gateway declared nothing; never fulfilled, never charged (R4). */
+const PUSHY = 'test_input_required_ignoring_capabilities';
 const PRICE_MINOR = 250_000n; // 0.25 USDC
 const DEPOSIT_MINOR = 100_000_000n; // the demo's 100 USDC
 
@@ -56,7 +58,7 @@ describe('MCP conformance suite against the gateway, both eras', () => {
       fetch(`${gateway}${route}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.adminToken}` }, body: JSON.stringify(body) });
     const registered = await admin('POST', '/admin/providers', { providerId: 'conformance-fixtures', endpoint: `${providersUrl}/providers/conformance-fixtures/mcp` });
     expect(registered.status).toBe(201);
-    for (const tool of [PAID_TOOL, NEEDS_SAMPLING]) expect((await admin('PATCH', `/admin/tools/${tool}`, { priceMinor: String(PRICE_MINOR), asset: 'USDC' })).status).toBe(200);
+    for (const tool of [PAID_TOOL, NEEDS_SAMPLING, PUSHY]) expect((await admin('PATCH', `/admin/tools/${tool}`, { priceMinor: String(PRICE_MINOR), asset: 'USDC' })).status).toBe(200);
     // The 2025 era runs as a second agent of the same owner (same wallet), so each era has its own refusal budget.
     const agent = (await (await admin('POST', `/admin/owners/${demo.ownerId}/agents`, { name: 'Conformance 2025' })).json()) as { agentId: string };
     const second = (await (await admin('POST', `/admin/agents/${agent.agentId}/credentials`, {})).json()) as { credential: string };
@@ -106,12 +108,15 @@ describe('MCP conformance suite against the gateway, both eras', () => {
       'tools-call-error', 'json-schema-2020-12', 'dns-rebinding-protection', 'tools-call-with-progress']);
   });
 
+  const callThroughProxy = (tool: string, version: string, meta: Record<string, unknown> | undefined) => fetch(`http://127.0.0.1:${proxies['2026-07-28']!.port}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, 'mcp-method': 'tools/call', 'mcp-name': tool },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
+  });
+  const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, sampling: {} }, 'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1' } };
+
   it('a tool that needs a client capability: -32021 (HTTP 400) to a 2026-07-28 agent, a tool error naming it to a 2025 one', async () => {
-    const call = (version: string, meta: Record<string, unknown> | undefined) => fetch(`http://127.0.0.1:${proxies['2026-07-28']!.port}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, 'mcp-method': 'tools/call', 'mcp-name': NEEDS_SAMPLING },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: NEEDS_SAMPLING, arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
-    });
+    const call = (version: string, meta: Record<string, unknown> | undefined) => callThroughProxy(NEEDS_SAMPLING, version, meta);
     const modern = await call('2026-07-28', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { sampling: {} }, 'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1' } });
     expect(modern.status).toBe(400);
     const error = ((await modern.json()) as { error: { code: number; data: Record<string, unknown> } }).error;
@@ -123,6 +128,16 @@ describe('MCP conformance suite against the gateway, both eras', () => {
     expect(result._meta['assay/error']).toMatchObject({ code: 'PROVIDER_REQUEST_ERROR', details: { requiredCapabilities: { sampling: {} } } });
   });
 
+  it('a provider that answers input_required anyway: never fulfilled or relayed (R4), -32021 naming what it asked for', async () => {
+    const modern = await callThroughProxy(PUSHY, '2026-07-28', MODERN_META);
+    expect(modern.status).toBe(400);
+    expect(((await modern.json()) as { error: unknown }).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+    const legacy = (await (await callThroughProxy(PUSHY, '2025-11-25', undefined)).json()) as { result: { isError: boolean; _meta: Record<string, unknown> } };
+    expect(legacy.result).toMatchObject({ isError: true, _meta: { 'assay/error': { code: 'PROVIDER_REQUEST_ERROR', details: { requiredCapabilities: { elicitation: {} } } } } });
+    // The provider's own words (its question) never reach the agent: only the capability it needs.
+    expect(JSON.stringify(legacy)).not.toMatch(/What is your name/);
+  });
+
   it('charged the priced fixture tool once per call the suite made (its content crossed a paid call); the refused one never', async () => {
     const pg = new PgClient({ connectionString: demo.databaseUrl });
     await pg.connect();
@@ -132,6 +147,7 @@ describe('MCP conformance suite against the gateway, both eras', () => {
       const paid = await calls(PAID_TOOL);
       expect(paid).toBeGreaterThanOrEqual(2);
       expect(await calls(NEEDS_SAMPLING)).toBeGreaterThanOrEqual(3); // the suite's and the two above
+      expect(await calls(PUSHY)).toBe(2);
       // A refused call's hold is released after its answer: wait until only the paid calls are held or charged.
       const expected = DEPOSIT_MINOR - PRICE_MINOR * BigInt(paid);
       await waitFor('refused holds released', async () => (await available()) === expected || undefined, 15_000, 200).catch(() => undefined);

@@ -1,7 +1,7 @@
 import { type CallToolResult, Client, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { upstreamHeaders } from './upstream-credentials';
-import { classify, UpstreamError } from './upstream-failures';
+import { classify, inputRequiredFailure, UpstreamError } from './upstream-failures';
 import { UpstreamEras } from './upstream-eras';
 
 /** R6: one upstream operation never runs longer than this, whatever the caller asks. */
@@ -181,9 +181,10 @@ export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResu
   const request = { name: call.toolName, arguments: call.arguments, _meta };
   // The SDK adds the progressToken when a callback is given; the deadline stays the deadline (no reset on progress).
   const onprogress = call.onProgress;
-  const progress = onprogress ? { onprogress: (p: UpstreamProgress) => onprogress({ progress: p.progress, total: p.total, message: p.message }) } : {};
+  // An input_required answer comes back as it is (never fulfilled here, R4) and is refused below like -32021.
+  const options = { allowInputRequired: true, ...(onprogress ? { onprogress: (p: UpstreamProgress) => onprogress({ progress: p.progress, total: p.total, message: p.message }) } : {}) };
   if (call.target.transport === 'stdio') {
-    return withUpstream(call, async (client, signal, timeout) => (await client.callTool(request, { signal, timeout, ...progress })) as CallToolResult);
+    return withUpstream(call, async (client, signal, timeout) => completeOf(await client.callTool(request, { signal, timeout, ...options })));
   }
   const timeoutMs = effectiveTimeout(call.deadlineAt);
   const signal = call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
@@ -196,12 +197,19 @@ export async function callUpstreamTool(call: UpstreamCall): Promise<CallToolResu
     throw new UpstreamError('not_sent', 'no session to the provider could be opened; the call was not sent');
   }
   try {
-    return (await client.callTool(request, { signal, timeout: timeoutMs, ...progress })) as CallToolResult;
+    return completeOf(await client.callTool(request, { signal, timeout: timeoutMs, ...options }));
   } catch (error) {
+    if (error instanceof UpstreamError) throw error;
     // A session that failed is not trusted again; the next call opens a fresh one.
     sessions.drop(endpoint);
     throw classify(error, signal);
   }
+}
+
+/** A tool's complete result, or the refusal of an `input_required` one (the session stays sound: it answered). */
+function completeOf(result: unknown): CallToolResult {
+  if ((result as { resultType?: unknown }).resultType === 'input_required') throw inputRequiredFailure(result as { inputRequests?: unknown });
+  return result as CallToolResult;
 }
 
 export interface RefusedTool {

@@ -48,6 +48,20 @@ export function classify(error: unknown, signal: AbortSignal): UpstreamError {
   return new UpstreamError('protocol', 'the upstream answered with a protocol error');
 }
 
+/** The client capability each kind of input request needs (2026-07-28 `input_required`). */
+const CAPABILITY_OF_INPUT: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+/**
+ * A provider's `input_required` answer, which the gateway never relays (R4: interaction requests fail): nothing was
+ * performed (a round is stateless), and it is the same refusal as -32021 — the capabilities its input requests need.
+ */
+export function inputRequiredFailure(result: { inputRequests?: unknown }): UpstreamError {
+  const requests = result.inputRequests && typeof result.inputRequests === 'object' ? Object.values(result.inputRequests as Record<string, unknown>) : [];
+  const needed = Object.fromEntries(requests.slice(0, 32).map((r) => CAPABILITY_OF_INPUT[String((r as { method?: unknown } | null)?.method)]).filter(Boolean).map((c) => [c, {}]));
+  const capabilities = knownCapabilities(needed);
+  return new UpstreamError('capability', `the provider asked for input the gateway does not relay (${Object.keys(capabilities).join(', ') || 'unnamed'})`, capabilities);
+}
+
 /** The client capabilities MCP defines; a provider's other names are not repeated to agents. */
 const CLIENT_CAPABILITIES = new Set(['roots', 'sampling', 'elicitation', 'tasks', 'experimental', 'extensions']);
 const MAX_CAPABILITY_JSON = 1024;

@@ -19,8 +19,10 @@ const MAX_ADDED = 20;
 export class ConformanceFixtures {
   /** How many tools `test_trigger_tool_change` has added: every call changes the list (a toggle could cancel itself out within discovery's debounce). */
   private added = 0;
-  /** One handler for every request (both eras); its bus carries the list change to listen streams. */
-  readonly handler = createMcpHandler(() => this.createServer(), { legacy: 'stateless' });
+  /** Every request (both eras); its bus carries the list change to listen streams. */
+  private readonly served = createMcpHandler(() => this.createServer(), { legacy: 'stateless' });
+  /** The handler the provider's URL serves: the SDK's, but for the one tool that breaks the rules on purpose. */
+  readonly handler = { fetch: async (request: Request, options?: { parsedBody?: unknown }) => ignoringCapabilities(options?.parsedBody) ?? this.served.fetch(request, options as never) };
 
   createServer(): McpServer {
     const server = new McpServer({ name: 'conformance-fixtures', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
@@ -28,9 +30,10 @@ export class ConformanceFixtures {
     registerNotifyingTools(server);
     registerSchemaTools(server);
     registerTaskTools(server);
+    registerInputRequiredTools(server);
     server.registerTool('test_trigger_tool_change', { description: 'Adds a tool (test_added_tool_<n>); after 20, removes them all.', inputSchema: z.object({}) }, async () => {
       this.added = this.added >= MAX_ADDED ? 0 : this.added + 1;
-      this.handler.notify.toolsChanged();
+      this.served.notify.toolsChanged();
       return { content: [{ type: 'text', text: `${this.added} tools added` }] };
     });
     for (let n = 1; n <= this.added; n++) {
@@ -154,4 +157,40 @@ function failProtocolErrorJob(server: McpServer): void {
     if (request.params.name === 'protocol_error_job') throw new ProtocolError(-32603, 'protocol_error_job failed on purpose');
     return tools(request, ctx) as never;
   });
+}
+
+/** The suite's multi-round-trip tools, each asking for what its scenario names (SEP-2322), by the SDK's rules. */
+const INPUT_REQUESTS = {
+  test_input_required_result_elicitation: () => ({ user_name: inputRequired.elicit({ message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }) }),
+  test_input_required_result_sampling: () => ({ capital_question: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 }) }),
+  test_input_required_result_list_roots: () => ({ client_roots: inputRequired.listRoots() }),
+  test_input_required_result_request_state: () => ({ confirm: inputRequired.elicit({ message: 'Continue?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }) }),
+  test_input_required_result_multiple_inputs: () => ({
+    user_name: inputRequired.elicit({ message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }),
+    greeting: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello.' } }], maxTokens: 50 }),
+  }),
+  test_input_required_result_multi_round: () => ({ step_one: inputRequired.elicit({ message: 'Step one?', requestedSchema: { type: 'object', properties: { answer: { type: 'string' } } } }) }),
+  test_input_required_result_tampered_state: () => ({ confirm: inputRequired.elicit({ message: 'Continue?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }) }),
+  test_input_required_result_capabilities: () => ({ capital_question: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }], maxTokens: 20 }) }),
+} as const;
+
+/**
+ * The SDK refuses every one of them to a client that did not declare the capability (-32021), and the gateway declares
+ * none upstream: an upstream cannot turn a paid call into an interaction (R4). Through the gateway each ends in -32021.
+ */
+function registerInputRequiredTools(server: McpServer): void {
+  for (const [name, requests] of Object.entries(INPUT_REQUESTS)) {
+    server.registerTool(name, { description: 'Asks the client for input before it answers.', inputSchema: z.object({}), annotations: readOnly },
+      async () => inputRequired({ inputRequests: requests() }));
+  }
+  server.registerTool('test_input_required_ignoring_capabilities', { description: 'Asks for input whatever the client declared (breaks the rules).', inputSchema: z.object({}), annotations: readOnly },
+    async () => ({ content: [] }));
+}
+
+/** `test_input_required_ignoring_capabilities` answered raw, as a provider that breaks the rules would (the SDK would not). */
+function ignoringCapabilities(body: unknown): Response | undefined {
+  const message = body as { method?: unknown; id?: unknown; params?: { name?: unknown } } | undefined;
+  if (message?.method !== 'tools/call' || message.params?.name !== 'test_input_required_ignoring_capabilities') return undefined;
+  const inputRequests = { user_name: { method: 'elicitation/create', params: { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } } };
+  return Response.json({ jsonrpc: '2.0', id: message.id, result: { resultType: 'input_required', inputRequests } });
 }
