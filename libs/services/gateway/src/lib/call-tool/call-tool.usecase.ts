@@ -69,26 +69,37 @@ export class CallToolUseCase {
     }
     const tool = doc!;
     if (tool.taskSupport === 'required' && !tasks) return tasksRequired(name);
-    const pinned = Object.keys(access.pinned).length > 0 ? access.pinned : undefined;
-    const intentId = randomUUID();
-    const request: CallRequestedPayload = {
-      intentId, ownerId: caller.ownerId, agentId: caller.agentId, mcpUrlId: caller.mcpUrlId, toolId: tool.toolId, toolName: name, contractVersion: tool.version,
-      arguments: args, argumentsHash: digestOf(args), price: money(BigInt(tool.price.amountMinor), tool.price.asset),
-      deadlineAt: new Date(Date.now() + this.options.callDeadlineMs).toISOString(),
-      ...(read.key !== undefined ? { operationKey: read.key } : {}),
-      ...(pinned ? { accessPolicy: pinned } : {}),
-      ...(typeof tool.freeCallsPerDay === 'number' ? { freeCallsPerDay: tool.freeCallsPerDay } : {}),
-      ...(x402Payment !== undefined ? { x402Payment: x402Payment as Record<string, unknown> } : {}),
-      ...(onProgress ? { progress: true } : {}),
-    };
-    const unlisten = onProgress ? this.waiters.listenProgress(intentId, onProgress) : undefined;
+    // A tool its provider runs as a task, for an agent that takes tasks: the task is answered at once (no wait), so
+    // nothing would hear the provider's progress.
+    const waitMs = tasks && tool.taskSupport ? 0 : this.options.callWaitMs;
+    const listener = waitMs > 0 ? onProgress : undefined;
+    const request = this.requestOf(caller, tool, args, {
+      operationKey: read.key, pinned: Object.keys(access.pinned).length > 0 ? access.pinned : undefined, x402Payment: x402Payment as Record<string, unknown> | undefined, progress: !!listener,
+    });
+    const intentId = request.intentId;
+    const unlisten = listener ? this.waiters.listenProgress(intentId, listener) : undefined;
     try {
-      // A tool its provider runs as a task, for an agent that takes tasks: the task is answered at once (no wait).
-      const waitMs = tasks && tool.taskSupport ? 0 : this.options.callWaitMs;
       return await withLogContext({ intentId }, () => this.run(caller, request, tool.assetDecimals, waitMs));
     } finally {
       unlisten?.();
     }
+  }
+
+  /** The call as CallRequested carries it: identity from the credential, the price and contract from the catalog. */
+  private requestOf(
+    caller: CallerIdentity, tool: CatalogTool, args: Record<string, unknown>,
+    extra: { operationKey?: string; pinned?: CallRequestedPayload['accessPolicy']; x402Payment?: Record<string, unknown>; progress: boolean },
+  ): CallRequestedPayload {
+    return {
+      intentId: randomUUID(), ownerId: caller.ownerId, agentId: caller.agentId, mcpUrlId: caller.mcpUrlId, toolId: tool.toolId, toolName: tool.name, contractVersion: tool.version,
+      arguments: args, argumentsHash: digestOf(args), price: money(BigInt(tool.price.amountMinor), tool.price.asset),
+      deadlineAt: new Date(Date.now() + this.options.callDeadlineMs).toISOString(),
+      ...(extra.operationKey !== undefined ? { operationKey: extra.operationKey } : {}),
+      ...(extra.pinned ? { accessPolicy: extra.pinned } : {}),
+      ...(typeof tool.freeCallsPerDay === 'number' ? { freeCallsPerDay: tool.freeCallsPerDay } : {}),
+      ...(extra.x402Payment !== undefined ? { x402Payment: extra.x402Payment } : {}),
+      ...(extra.progress ? { progress: true } : {}),
+    };
   }
 
   /** Records the call and publishes CallRequested in one transaction, then waits for its answer (or answers a repeat). */
