@@ -5,7 +5,8 @@
  * call-life status and, once answered, the answer with its receipt (the same one the operation key replays);
  * tasks/cancel before dispatch releases the hold (execution cancels, settlement refunds), after dispatch it is
  * acknowledged with the reason it came too late (the call runs on); a kill -9 of the gateway and execution right after an acknowledged cancel loses nothing and
- * charges nothing. Clients without the extension get today's IDEMPOTENCY_IN_PROGRESS.
+ * charges nothing. Clients without the extension get today's IDEMPOTENCY_IN_PROGRESS. A tool the admin marks
+ * task-supporting is a task at once for a task-declaring client; `required` refuses the others with -32021.
  */
 import { Client as PgClient } from 'pg';
 import { type DistributedSystem, startDistributedSystem, waitFor as waitForOnly } from '@tollgate/testing';
@@ -214,5 +215,30 @@ describe('paid calls as tasks, 2026-07-28', () => {
     const otherCredential = (await postJson(`${system.url('gateway')}/admin/agents/${other.json['agentId']}/credentials`, {}, system.adminToken)).json['credential'] as string;
     expect((await rpc('tasks/get', { taskId }, { as: otherCredential })).error).toMatchObject({ code: -32602, message: expect.stringMatching(/not found/) });
     expect((await rpc('tasks/get', { taskId: 'no-such-task' })).error).toMatchObject({ code: -32602 });
+  });
+
+  it('the admin marks a tool task-supporting: a task-declaring agent gets a task at once, others the answer; `required` refuses them (-32021)', async () => {
+    const patch = (taskSupport: string) => fetch(`${system.url('discovery')}/admin/tools/slow_echo`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${system.adminToken}` }, body: JSON.stringify({ taskSupport }),
+    });
+    expect((await patch('optional')).status).toBe(200);
+    let n = 0;
+    // A call that answers well inside the 300 ms wait is still a task, once the catalog change reached the gateway.
+    const created = await waitFor('slow_echo answered as a task at once', async () => {
+      const r = await slowCall('at once', 0, `task-at-once-${++n}`);
+      return r.result?.['resultType'] === 'task' ? r.result : undefined;
+    }, 60_000, 300);
+    expect(created).toMatchObject({ status: 'working', taskId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(created).not.toHaveProperty('result');
+    await waitFor('the task completed', async () => (await rpc('tasks/get', { taskId: created['taskId'] as string })).result?.['status'] === 'completed', 30_000, 250);
+    // A client without the extension is answered as before.
+    expect((await slowCall('plain', 0, 'task-at-once-plain', {})).result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'slow: plain' }] });
+    expect((await patch('required')).status).toBe(200);
+    const refused = await waitFor('slow_echo refused without the extension', async () => {
+      const r = await slowCall('needs tasks', 0, `task-required-${++n}`, {});
+      return r.error ? r : undefined;
+    }, 60_000, 300);
+    expect(refused).toMatchObject({ status: 400, error: { code: -32021, data: { requiredCapabilities: TASKS } } });
+    expect((await patch('forbidden')).status).toBe(200);
   });
 });

@@ -27,6 +27,8 @@ export class UpdateToolDto {
   @ApiPropertyOptional() @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
   @ApiPropertyOptional({ type: [ExampleDto] }) @IsOptional() @IsArray() @ArrayMaxSize(10) @ValidateNested({ each: true }) @Type(() => ExampleDto) examples?: ExampleDto[];
   @ApiPropertyOptional({ type: DeprecationDto }) @IsOptional() @ValidateNested() @Type(() => DeprecationDto) deprecation?: DeprecationDto;
+  /** Whether a task-declaring agent gets a task at once (`required`: only as a task; `forbidden`: never at once). */
+  @ApiPropertyOptional({ enum: ['optional', 'required', 'forbidden'] }) @IsOptional() @IsIn(['optional', 'required', 'forbidden']) taskSupport?: 'optional' | 'required' | 'forbidden';
   /** Marks the tool reviewed (drops `notReviewed`). */
   @ApiPropertyOptional() @IsOptional() @IsBoolean() reviewed?: boolean;
 }
