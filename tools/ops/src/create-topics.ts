@@ -1,7 +1,7 @@
 /**
  * Creates every topic listed in libs/contracts on the cluster in KAFKA_BROKERS (idempotent), and sets the retention of
  * the event topics: KAFKA_TOPIC_RETENTION_MS, default -1 — kept forever, so a new consumer or a replay can start from
- * offset 0. Compacted topics keep the latest value per key regardless.
+ * offset 0. Compacted topics keep the latest value per key regardless; a notice topic (progress) keeps its own hour.
  */
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { TopicSpecs } from '@tollgate/contracts';
@@ -33,14 +33,14 @@ async function main(): Promise<void> {
           topic: prefix + t.name,
           numPartitions: t.partitions,
           replicationFactor: Number(process.env['KAFKA_REPLICATION_FACTOR'] ?? 1),
-          configEntries: configOf(t.compacted, retention),
+          configEntries: configOf(t.compacted, t.retentionMs !== undefined ? String(t.retentionMs) : retention),
         })),
       });
     }
     // Topics created earlier get the retention in force now.
     const older = TopicSpecs.filter((t) => !t.compacted && existing.has(prefix + t.name));
     if (older.length > 0) {
-      await admin.alterConfigs({ validateOnly: false, resources: older.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: prefix + t.name, configEntries: configOf(false, retention) })) });
+      await admin.alterConfigs({ validateOnly: false, resources: older.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: prefix + t.name, configEntries: configOf(false, t.retentionMs !== undefined ? String(t.retentionMs) : retention) })) });
     }
     process.stdout.write(`topics: ${TopicSpecs.length} listed, ${missing.length} created, retention.ms ${retention} (${brokers.join(',')})\n`);
   } finally {

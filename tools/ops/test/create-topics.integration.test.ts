@@ -33,11 +33,14 @@ describe('create-topics: retention of the event topics', () => {
     await run({});
     expect(await config(Topics.callRequested)).toMatchObject({ 'retention.ms': '-1', 'cleanup.policy': 'delete', 'max.message.bytes': '4194304' });
     expect(await config(Topics.catalogTool)).toMatchObject({ 'cleanup.policy': 'compact' });
+    // Progress notices are not facts: nobody replays them, an hour is kept.
+    expect(await config(Topics.callProgressed)).toMatchObject({ 'retention.ms': '3600000', 'cleanup.policy': 'delete' });
   });
 
   it('applies a configured retention to topics created earlier, keeping their other settings', async () => {
     await run({ KAFKA_TOPIC_RETENTION_MS: '604800000' });
     expect(await config(Topics.callRequested)).toMatchObject({ 'retention.ms': '604800000', 'cleanup.policy': 'delete', 'max.message.bytes': '4194304' });
+    expect(await config(Topics.callProgressed)).toMatchObject({ 'retention.ms': '3600000' });
     await expect(run({ KAFKA_TOPIC_RETENTION_MS: 'a week' })).rejects.toThrow();
   });
 });

@@ -36,7 +36,12 @@ export interface TopicSpec {
   partitions: number;
   /** A compacted topic keeps the latest value per key forever (read models rebuild from it). */
   compacted: boolean;
+  /** Kept this long whatever the cluster's event retention (a notice nobody replays), in ms; absent: the cluster's. */
+  retentionMs?: number;
 }
+
+/** Progress notices matter while their call runs (at most a call's 30 s): an hour is plenty. */
+const NOTICE_RETENTION_MS = 3_600_000;
 
 const CALL_LIFE_PARTITIONS = 6;
 
@@ -44,6 +49,7 @@ export const TopicSpecs: readonly TopicSpec[] = Object.values(Topics).map((name)
   name,
   partitions: name === Topics.deadLetter ? 1 : CALL_LIFE_PARTITIONS,
   compacted: name === Topics.catalogTool || name === Topics.catalogToolV1Retired,
+  ...(name === Topics.callProgressed ? { retentionMs: NOTICE_RETENTION_MS } : {}),
 }));
 
 export const TOPIC_NAME_PATTERN = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*\.v[1-9][0-9]*$/;
