@@ -16,6 +16,8 @@ export { type Resolution } from '../dispatch-call/dispatch';
 
 /** A dispatched attempt with no result this long past its deadline was interrupted (the process died mid-call). */
 export const DEFAULT_STALL_GRACE_MS = 5_000;
+/** Most interrupted attempts reported per sweep round, oldest first (the rest in the next round). */
+export const STALL_SWEEP_BATCH = 100;
 
 const logger = createLogger(EXECUTION);
 
@@ -40,7 +42,7 @@ export class ReconcileCallsUseCase {
 
   /** One round: report interrupted attempts, then try every open case once. */
   async sweep(): Promise<void> {
-    const stalled = await Reconciliations.stalled(this.dataSource, (this.options.stallGraceMs ?? DEFAULT_STALL_GRACE_MS) / 1000);
+    const stalled = await Reconciliations.stalled(this.dataSource, (this.options.stallGraceMs ?? DEFAULT_STALL_GRACE_MS) / 1000, STALL_SWEEP_BATCH);
     for (const s of stalled) {
       if (this.dispatch.inFlight.has(s.intent_id) || s.in_flight_attempt === null) continue;
       logger.warn({ intentId: s.intent_id, attempt: s.in_flight_attempt }, 'dispatched attempt interrupted: reconciling by operation key');

@@ -38,6 +38,10 @@ export interface VerdictChange {
 
 type Executor = Pick<EntityManager, 'query'>;
 
+/** The stall sweep's read ($1: grace in seconds, $2: most rows), exported for the test that checks its plan. */
+export const STALLED = `SELECT intent_id, in_flight_attempt FROM execution.pending_call
+  WHERE in_flight_attempt IS NOT NULL AND deadline_at < now() - make_interval(secs => $1) ORDER BY deadline_at LIMIT $2`;
+
 /** The reconciler's statements: its record, and the calls the model says are in flight or owed a verdict. */
 export const Reconciliations = {
   /** Opens the record of every call that now awaits a verdict, and records each decision given, in two statements. */
@@ -55,10 +59,13 @@ export const Reconciliations = {
     }
   },
 
-  /** Calls with an attempt in flight `graceS` seconds past their deadline (the partial index `pending_call_in_flight`). */
-  stalled(db: Executor, graceS: number): Promise<Pick<PendingCallRow, 'intent_id' | 'in_flight_attempt'>[]> {
-    return select(db, PENDING_CALL, ['intent_id', 'in_flight_attempt'],
-      'SELECT intent_id, in_flight_attempt FROM execution.pending_call WHERE in_flight_attempt IS NOT NULL AND deadline_at < now() - make_interval(secs => $1)', [graceS]);
+  /**
+   * Calls with an attempt in flight `graceS` seconds past their deadline, oldest first, at most `limit` (the partial
+   * index `pending_call_in_flight`, read in order: an index scan marks the entries of rows that left the index dead as
+   * it passes them, where a bitmap scan would read them again every round until a vacuum).
+   */
+  stalled(db: Executor, graceS: number, limit: number): Promise<Pick<PendingCallRow, 'intent_id' | 'in_flight_attempt'>[]> {
+    return select(db, PENDING_CALL, ['intent_id', 'in_flight_attempt'], STALLED, [graceS, limit]);
   },
 
   /** The calls owed a verdict, least recently touched first, at most `limit` (the partial index `pending_call_reconciling`). */
