@@ -27,7 +27,12 @@ export async function connectModernAgent(mcpUrl: string, credential: string): Pr
 
 /** What a test needs of an agent, whichever era its client speaks. */
 export interface AgentClient {
-  callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<unknown>;
+  callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, schema?: undefined, options?: ProgressOptions): Promise<unknown>;
+}
+
+/** A request's progress handler, as both eras' clients take it (the client sends the progressToken). */
+export interface ProgressOptions {
+  onprogress: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
 /** call_tool, retried only while the catalog read model has not yet seen the tool. */
@@ -113,9 +118,11 @@ export const receiptOf = (r: CallToolResult) =>
 export interface ReceiptAmount { asset: string; amountMinor: string; display: string }
 
 /** call_tool as an agent sends it, with an operation key (and any other request metadata, e.g. an x402 payment) in the request `_meta`. */
-export async function callThrough(c: AgentClient, name: string, args: Record<string, unknown>, key?: string, meta: Record<string, unknown> = {}): Promise<CallToolResult> {
+export async function callThrough(
+  c: AgentClient, name: string, args: Record<string, unknown>, key?: string, meta: Record<string, unknown> = {}, progress?: ProgressOptions,
+): Promise<CallToolResult> {
   const all = { ...(key !== undefined ? { 'assay/idempotencyKey': key } : {}), ...meta };
-  return (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(Object.keys(all).length > 0 ? { _meta: all } : {}) })) as CallToolResult;
+  return (await c.callTool({ name: 'call_tool', arguments: { name, arguments: args }, ...(Object.keys(all).length > 0 ? { _meta: all } : {}) }, undefined, progress)) as CallToolResult;
 }
 
 /** Runs an ops CLI of `tools/ops` as an operator would; its exit code and what it printed. */

@@ -2,6 +2,7 @@
  * Distributed mode: during paid writing calls, every service is killed with SIGKILL once (gateway,
  * execution, payment, settlement, ledger — each restarted after a moment), the Kafka broker is restarted, and the
  * PostgreSQL server — one this test started itself, never the machine's — is restarted; both restarts are asserted.
+ * Every other call asks for the provider's progress, so the kills cut progress streams too.
  * Every
  * key retried: at most one creation per key at the provider, each final answer agrees with the provider (a success
  * exactly when the ticket exists), every hold captured or released once, each service's books balanced, and the
@@ -107,11 +108,18 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     return [...ms].sort((a, b) => a - b)[4]!;
   }
 
-  /** One call; a gateway that is down (killed) is just a failed attempt — the key is retried later. */
+  /** What each progress-asking call heard before its answer (or a kill). */
+  const heard = new Map<number, number[]>();
+
+  /**
+   * One call; a gateway that is down (killed) is just a failed attempt — the key is retried later. Every other call asks
+   * for the provider's progress, so the kills also cut progress streams (execution's mid-call, the gateway's mid-relay).
+   */
   async function create(i: number): Promise<CallToolResult | undefined> {
     try {
       const c = await connect();
-      return await callThrough(c, 'create_review_ticket', { source_id: `doc-${i}`, title: `Review ${i}` }, `dcrash-${i}`);
+      return await callThrough(c, 'create_review_ticket', { source_id: `doc-${i}`, title: `Review ${i}` }, `dcrash-${i}`, {},
+        i % 2 === 1 ? { onprogress: (p) => heard.set(i, [...(heard.get(i) ?? []), p.progress]) } : undefined);
     } catch {
       return undefined;
     }
@@ -195,6 +203,10 @@ describe('distributed mode survives a kill -9 of each service, a broker restart 
     const after = await sequentialP50('after');
     process.stdout.write(`distributed drill: sequential p50 before ${before.toFixed(0)} ms, after ${after.toFixed(0)} ms; ready ${readyAfterMs} ms after the database returned\n`);
     expect(after).toBeLessThan(before * 2 + 50);
+
+    // Progress crossed Kafka during the faults, and every stream a kill cut heard its values in order, none twice.
+    expect(heard.size).toBeGreaterThan(0);
+    for (const values of heard.values()) expect(values).toEqual([...new Set(values)].sort((a, b) => a - b));
 
     const t = (await (await fetch(`${providers}/review-tickets/tickets`, { headers: { authorization: `Bearer ${system.providersToken}` } })).json()) as { tickets: { operationKey: string }[]; received: Record<string, number> };
     for (let i = 0; i < next; i++) {

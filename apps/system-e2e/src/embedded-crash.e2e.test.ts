@@ -5,6 +5,9 @@
  * unknown-outcome answer, every call the gateway answered for is in the ledger, every hold captured or released, and
  * the wallet equals the deposit minus what the settled calls cost.
  *
+ * Every other call asks for the provider's progress, so the crash also cuts progress streams (notices, not facts: they
+ * are only checked to have arrived in order; the calls behind them are held to the same rules as the others).
+ *
  * The provider is a separate process (sample-providers), so it outlives the crash and counts every creation request.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -54,7 +57,11 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
     clients.push(c);
     return c;
   };
-  const create = (c: Client, i: number) => callThrough(c, 'create_review_ticket', { source_id: `doc-${i}`, title: `Review ${i}` }, `crash-${signal}-${i}`);
+  /** What each progress-asking call heard before its answer (or the crash). */
+  const heard = new Map<number, number[]>();
+  // Every other call asks for the provider's progress: the crash lands in the middle of progress streams too.
+  const create = (c: Client, i: number) => callThrough(c, 'create_review_ticket', { source_id: `doc-${i}`, title: `Review ${i}` }, `crash-${signal}-${i}`, {},
+    i % 2 === 1 ? { onprogress: (p) => heard.set(i, [...(heard.get(i) ?? []), p.progress]) } : undefined);
   const tickets = async () => (await (await fetch(`${providersUrl}/review-tickets/tickets`, { headers: { authorization: `Bearer ${PROVIDERS_TOKEN}` } })).json()) as Tickets;
 
   beforeAll(async () => {
@@ -99,7 +106,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
   it(`loses nothing and charges nothing twice across the ${signal} and the restart`, async () => {
     const before = await Promise.all(Array.from({ length: 4 }, () => agent()));
     const inFlight = Array.from({ length: CALLS }, (_, i) => create(before[i % before.length]!, i).catch(() => undefined));
-    await waitFor('creations reaching the provider', async () => (await tickets()).inFlight + (await tickets()).tickets.length >= 5, 30_000, 20);
+    await waitFor('creations reaching the provider, progress heard', async () => (await tickets()).inFlight + (await tickets()).tickets.length >= 5 && heard.size > 0, 30_000, 20);
     const stopStarted = Date.now();
     const code = await embedded.killGroup(signal);
     if (signal === 'SIGTERM') {
@@ -125,6 +132,9 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('embedded mode survives %s of its
         return !e || (!e.retryable && !UNKNOWN_OUTCOME.has(e.code)) ? r : undefined;
       }, 90_000, 500));
     }
+
+    // The progress streams the crash cut: each heard its provider's values in order, none twice.
+    for (const values of heard.values()) expect(values).toEqual([...new Set(values)].sort((a, b) => a - b));
 
     // No effect performed twice: one creation request at most per key, one ticket at most per key.
     const t = await tickets();

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { inputRequired, Server, type Tool } from '@modelcontextprotocol/server';
 
 const OPERATION_KEY_META = 'tollgate/operationKey';
+/** How often a slow review-ticket creation reports progress. */
+const PROGRESS_STEP_MS = 100;
 
 /** `slow_echo` answers after `delayMs`: the upstream of in-progress, deadline and crash tests. */
 export function createSlowToolsServer(): Server {
@@ -42,12 +44,19 @@ export class ReviewTicketsProvider {
   /** Creation requests received per operation key, deduplicated or not: a platform that dispatches a write twice shows here. */
   readonly received: Record<string, number> = {};
 
-  /** The write itself (deduplicated by key), shared by the MCP handler and the dropped-response path. */
-  async create(args: Record<string, string>, key: string | null): Promise<{ ticket: ReviewTicket; deduplicated: boolean }> {
+  /**
+   * The write itself (deduplicated by key), shared by the MCP handler and the dropped-response path. While it is slow it
+   * reports progress every PROGRESS_STEP_MS to a caller that asked (`progress`).
+   */
+  async create(args: Record<string, string>, key: string | null, progress?: (done: number, total: number) => Promise<void>): Promise<{ ticket: ReviewTicket; deduplicated: boolean }> {
     if (key) this.received[key] = (this.received[key] ?? 0) + 1;
     this.inFlight++;
     try {
-      if (this.faults.delayMs > 0) await new Promise((r) => setTimeout(r, this.faults.delayMs));
+      const steps = Math.max(1, Math.ceil(this.faults.delayMs / PROGRESS_STEP_MS));
+      for (let step = 0; step < steps && this.faults.delayMs > 0; step++) {
+        await progress?.(step, steps).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, this.faults.delayMs / steps));
+      }
     } finally {
       this.inFlight--;
     }
@@ -78,11 +87,14 @@ export class ReviewTicketsProvider {
       },
     ];
     server.setRequestHandler('tools/list', async () => ({ tools }));
-    server.setRequestHandler('tools/call', async (req) => {
+    server.setRequestHandler('tools/call', async (req, ctx) => {
       const args = (req.params.arguments ?? {}) as Record<string, string>;
       const key = typeof req.params._meta?.[OPERATION_KEY_META] === 'string' ? (req.params._meta[OPERATION_KEY_META] as string) : null;
       if (req.params.name === 'create_review_ticket') {
-        const { ticket, deduplicated } = await this.create(args, key);
+        const token = req.params._meta?.progressToken;
+        const progress = token === undefined ? undefined
+          : (done: number, total: number) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total } });
+        const { ticket, deduplicated } = await this.create(args, key, progress);
         const out = { ticket_id: ticket.ticketId, source_id: ticket.sourceId, title: ticket.title, deduplicated };
         return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
       }

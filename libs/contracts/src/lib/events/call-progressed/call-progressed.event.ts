@@ -1,4 +1,4 @@
-import { IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { Equals, IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { defineEvent } from '../../event-definition';
 import { Topics } from '../../topics';
 
@@ -18,6 +18,12 @@ export class CallProgressedPayload {
   @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(Number.MAX_SAFE_INTEGER) progress!: number;
   @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @IsPositive() @Max(Number.MAX_SAFE_INTEGER) total?: number;
   @IsOptional() @IsString() @MaxLength(MAX_PROGRESS_MESSAGE_CHARS) message?: string;
+  /**
+   * The attempt's last notice: the provider's call returned, and it was sent after every notice of the attempt (the
+   * attempt's outcome is reported after it). `progress` repeats the last value relayed (0 when none), and it is not
+   * relayed itself: it lets the request that asked for progress answer only once the notices before it arrived.
+   */
+  @IsOptional() @Equals(true) ended?: true;
 }
 
 export const CallProgressed = defineEvent({

@@ -17,7 +17,7 @@ import { type ProgressRelay, relayProgress } from './progress-relay';
 export { callAuthority, type CallAuthority, type Dispatch, type ReadBackOutcome, upstreamTarget } from './dispatch';
 
 const logger = createLogger(EXECUTION);
-/** How long an outcome waits for its progress notices to be published (a broker that is away costs no more). */
+/** How long an outcome waits for its progress notices (and the closing one) to be published (a broker that is away costs no more). */
 const PROGRESS_FLUSH_MS = 1_000;
 
 /**
@@ -56,16 +56,17 @@ export class DispatchCallUseCase {
 
   /**
    * The provider called with attempt n's binding; what came back. The provider's progress, where the agent asked for
-   * it, is published before the outcome is reported (so before the result is recorded): the agent hears it first.
+   * it, is published before the outcome is reported (so before the result is recorded), closed by the attempt's ended
+   * notice, which the waiting request hears before it answers: the agent hears every notice first.
    */
   private async attempt(d: Dispatch, attempt: number): Promise<AttemptOutcome> {
     const binding = d.bindings[attempt - 1]!;
-    if (!(await this.bindingStillServes(d.toolId, binding))) return { kind: 'withdrawn' };
     const progress = d.progress ? this.progressOf(d.intentId, attempt) : undefined;
     try {
+      if (!(await this.bindingStillServes(d.toolId, binding))) return { kind: 'withdrawn' };
       return await this.callProvider(d, binding, attempt, progress);
     } finally {
-      if (progress) await Promise.race([progress.flushed(), new Promise((r) => setTimeout(r, PROGRESS_FLUSH_MS).unref())]);
+      if (progress) await Promise.race([progress.end(), new Promise((r) => setTimeout(r, PROGRESS_FLUSH_MS).unref())]);
     }
   }
 

@@ -27,11 +27,19 @@ describe('ProgressGate (a provider\'s progress, relayed to the agent that asked)
     const passed = Array.from({ length: MAX_PROGRESS_PER_ATTEMPT + 20 }, (_, i) => gate.accept({ progress: i })).filter(Boolean);
     expect(passed).toHaveLength(MAX_PROGRESS_PER_ATTEMPT);
   });
+
+  it('closes an attempt with its last value marked ended, or 0 when nothing went out', () => {
+    expect(new ProgressGate(ID, 3).end()).toEqual({ intentId: ID, attempt: 3, progress: 0, ended: true });
+    const gate = new ProgressGate(ID, 1);
+    gate.accept({ progress: 40, total: 100 });
+    gate.accept({ progress: 20 });
+    expect(gate.end()).toEqual({ intentId: ID, attempt: 1, progress: 40, ended: true });
+  });
 });
 
 describe('relayProgress', () => {
-  it('publishes in order, one after the other, and a failed publish loses only that notice', async () => {
-    const published: number[] = [];
+  it('publishes in order, one after the other, the closing notice last, and a failed publish loses only that notice', async () => {
+    const published: (number | string)[] = [];
     const lost: unknown[] = [];
     let inFlight = 0;
     const relay = relayProgress(ID, 1, async (p) => {
@@ -40,11 +48,11 @@ describe('relayProgress', () => {
       await new Promise((r) => setTimeout(r, 5));
       inFlight--;
       if (p.progress === 1) throw new Error('broker away');
-      published.push(p.progress);
+      published.push(p.ended ? `ended at ${p.progress}` : p.progress);
     }, (e) => lost.push(e));
     for (const progress of [0, 1, 1, 2, 3]) relay.listen({ progress });
-    await relay.flushed();
-    expect(published).toEqual([0, 2, 3]);
+    await relay.end();
+    expect(published).toEqual([0, 2, 3, 'ended at 3']);
     expect(lost).toHaveLength(1);
   });
 });

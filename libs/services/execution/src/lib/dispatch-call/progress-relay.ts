@@ -23,18 +23,27 @@ export class ProgressGate {
     const message = typeof p.message === 'string' && p.message.length > 0 ? p.message.slice(0, MAX_PROGRESS_MESSAGE_CHARS) : undefined;
     return { intentId: this.intentId, attempt: this.attempt, progress: p.progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) };
   }
+
+  /** The attempt's last notice (its call returned): the last value again, or 0 when none went out. */
+  end(): CallProgressedPayload {
+    return { intentId: this.intentId, attempt: this.attempt, progress: this.sent > 0 ? this.last : 0, ended: true };
+  }
 }
 
 export interface ProgressRelay {
   /** The callback the upstream call gets. */
   listen(p: UpstreamProgress): void;
-  /** Resolves once every notice heard so far is published (or lost): the attempt's result is recorded after them. */
-  flushed(): Promise<void>;
+  /**
+   * The provider's call returned: the closing notice is published after every notice heard (in order), and the
+   * promise resolves once all are published (or lost). The attempt's outcome is reported after it.
+   */
+  end(): Promise<void>;
 }
 
 /**
  * What an attempt gives the upstream call when its agent asked for progress: what the gate lets through is published
- * in order (one publish after the other), and a failed publish only loses that notice.
+ * in order (one publish after the other), then the closing notice; a failed publish only loses that notice (a request
+ * that waits for a lost closing notice answers after a bounded wait).
  */
 export function relayProgress(intentId: string, attempt: number, publish: (p: CallProgressedPayload) => Promise<void>, onLost: (err: unknown) => void): ProgressRelay {
   const gate = new ProgressGate(intentId, attempt);
@@ -44,6 +53,6 @@ export function relayProgress(intentId: string, attempt: number, publish: (p: Ca
       const notice = gate.accept(p);
       if (notice) chain = chain.then(() => publish(notice)).catch(onLost);
     },
-    flushed: () => chain,
+    end: () => (chain = chain.then(() => publish(gate.end())).catch(onLost)),
   };
 }

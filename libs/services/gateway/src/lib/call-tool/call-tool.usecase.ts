@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
 import {
-  callEvent, evolve, initialState, isAnswered, mayRetryUnderSameKey, repeatVerdict,
+  attemptCount, callEvent, evolve, initialState, isAnswered, mayRetryUnderSameKey, repeatVerdict,
 } from '@tollgate/call-life';
 import { agentErrorResult, CallRequested, type CallRequestedPayload, digestOf, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
@@ -21,7 +21,8 @@ import { CatalogTools } from '../sync-catalog/catalog-tools.repository';
 import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 
 import { TASKS_EXTENSION } from '../call-tasks/call-task';
-import { CallWaiters, type ProgressListener } from './call-waiters.service';
+import { CallWaiters } from './call-waiters.service';
+import { type ProgressListener, ProgressStream } from './progress-stream';
 
 export { type ToolCallResult } from './call-answer';
 
@@ -77,9 +78,10 @@ export class CallToolUseCase {
       operationKey: read.key, pinned: Object.keys(access.pinned).length > 0 ? access.pinned : undefined, x402Payment: x402Payment as Record<string, unknown> | undefined, progress: !!listener,
     });
     const intentId = request.intentId;
-    const unlisten = listener ? this.waiters.listenProgress(intentId, listener) : undefined;
+    const progress = listener ? new ProgressStream(listener) : undefined;
+    const unlisten = progress ? this.waiters.listenProgress(intentId, (n) => progress.hear(n)) : undefined;
     try {
-      return await withLogContext({ intentId }, () => this.run(caller, request, tool.assetDecimals, waitMs));
+      return await withLogContext({ intentId }, () => this.run(caller, request, { decimals: tool.assetDecimals, waitMs, progress }));
     } finally {
       unlisten?.();
     }
@@ -103,7 +105,7 @@ export class CallToolUseCase {
   }
 
   /** Records the call and publishes CallRequested in one transaction, then waits for its answer (or answers a repeat). */
-  private async run(caller: CallerIdentity, request: CallRequestedPayload, decimals: number | undefined, waitMs: number): Promise<ToolCallResult> {
+  private async run(caller: CallerIdentity, request: CallRequestedPayload, { decimals, waitMs, progress }: RunOptions): Promise<ToolCallResult> {
     const requestHash = requestHashOf(request.toolId, request.arguments);
     // Listening before the call exists: its answer cannot come before this, so the first read waits for a wake-up.
     const firstWake = this.waiters.next(request.intentId, this.recheckMs(Date.now() + waitMs));
@@ -120,7 +122,7 @@ export class CallToolUseCase {
     if (!created) return this.repeat(caller, request.operationKey!, requestHash);
     logger.info({ toolId: request.toolId }, 'call requested');
     if (waitMs === 0) return stillRunning(request.intentId);
-    const { answer, accessHeld } = await this.awaitOutcome(caller, request.intentId, firstWake, waitMs);
+    const { answer, accessHeld } = await this.awaitOutcome(caller, request.intentId, firstWake, { waitMs, progress });
     return accessHeld ? answer : this.withheld(request.intentId);
   }
 
@@ -189,7 +191,9 @@ export class CallToolUseCase {
    * Waits for the call's answer: woken by NOTIFY from whichever replica records it (or the in-process hand-off), each
    * read also says whether the caller still has access (R7). `woken` was registered before the call was committed.
    */
-  private async awaitOutcome(caller: CallerIdentity, intentId: string, woken: Promise<void>, waitMs: number): Promise<{ answer: ToolCallResult; accessHeld: boolean }> {
+  private async awaitOutcome(
+    caller: CallerIdentity, intentId: string, woken: Promise<void>, { waitMs, progress }: Omit<RunOptions, 'decimals'>,
+  ): Promise<{ answer: ToolCallResult; accessHeld: boolean }> {
     const deadline = Date.now() + waitMs;
     for (;;) {
       await woken;
@@ -203,7 +207,11 @@ export class CallToolUseCase {
       });
       if (call === null) return { answer: stillRunning(intentId), accessHeld: true };
       const accessHeld = call?.access_held === true;
-      if (call && isAnswered(call.life)) return { answer: answerOf(call), accessHeld };
+      if (call && isAnswered(call.life)) {
+        // The agent hears the provider's progress before the result: the answering attempt's notices are all in.
+        if (progress && !this.waiters.stopping) await progress.endOf(attemptCount(call.life));
+        return { answer: answerOf(call), accessHeld };
+      }
       if (call?.outcome_parked) return { answer: outcomeHeld(intentId), accessHeld };
       if (deadline - Date.now() <= 0 || this.waiters.stopping) return { answer: stillRunning(intentId), accessHeld };
     }
@@ -216,6 +224,13 @@ function tasksRequired(name: string): ToolCallResult {
     code: 'PROVIDER_REQUEST_ERROR', retryable: false, message: `"${name}" runs only as a task: declare the ${TASKS_EXTENSION} extension and call it again. Nothing was charged.`,
     details: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
   });
+}
+
+interface RunOptions {
+  decimals: number | undefined;
+  waitMs: number;
+  /** The provider's progress, where the agent asked for it. */
+  progress?: ProgressStream;
 }
 
 export interface CallOptions {

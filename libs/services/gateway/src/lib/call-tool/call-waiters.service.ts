@@ -5,6 +5,7 @@ import { createLogger } from '@tollgate/observability';
 import { ChannelListener } from '@tollgate/persistence';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
+import { type ProgressNotice } from './progress-stream';
 
 const logger = createLogger('gateway');
 /** Sent (by a trigger on gateway.call) when any replica records a fact of a call: the payload is its intentId. */
@@ -12,7 +13,6 @@ export const CALL_CHANGED_CHANNEL = 'tollgate_call_changed';
 /** Sent (by the replica that consumed it) for a provider's progress on a call: the payload is the CallProgressed JSON. */
 export const CALL_PROGRESS_CHANNEL = 'tollgate_call_progress';
 
-export type ProgressListener = (p: Omit<CallProgressedPayload, 'intentId' | 'attempt'>) => void;
 
 /**
  * Wakes a call_tool request waiting for its call's outcome as soon as the outcome is recorded — by this instance's
@@ -28,7 +28,7 @@ export type ProgressListener = (p: Omit<CallProgressedPayload, 'intentId' | 'att
 @Injectable()
 export class CallWaiters implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly waiting = new Map<string, Set<() => void>>();
-  private readonly progress = new Map<string, ProgressListener>();
+  private readonly progress = new Map<string, (notice: ProgressNotice) => void>();
   private readonly listener: ChannelListener;
   private closing = false;
 
@@ -73,7 +73,7 @@ export class CallWaiters implements OnModuleInit, BeforeApplicationShutdown, OnA
   }
 
   /** Hears the provider's progress on the call until the returned function is called (one listener per call). */
-  listenProgress(intentId: string, listener: ProgressListener): () => void {
+  listenProgress(intentId: string, listener: (notice: ProgressNotice) => void): () => void {
     this.progress.set(intentId, listener);
     return () => this.progress.delete(intentId);
   }
@@ -86,8 +86,8 @@ export class CallWaiters implements OnModuleInit, BeforeApplicationShutdown, OnA
   }
 
   private progressed(payload: string): void {
-    const p = JSON.parse(payload) as CallProgressedPayload;
-    this.progress.get(p.intentId)?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
+    const { intentId, ...notice } = JSON.parse(payload) as CallProgressedPayload;
+    this.progress.get(intentId)?.(notice);
   }
 
   notify(intentId: string): void {

@@ -1,4 +1,4 @@
-import { type ProgressListener } from '../call-tool/call-waiters.service';
+import { type ProgressListener } from '../call-tool/progress-stream';
 
 type Notify = (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
 
