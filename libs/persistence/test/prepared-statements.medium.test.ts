@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { dropDatabase, ensureDatabase, returnedRows, serviceDataSourceOptions } from '../src';
+import { dropDatabase, ensureDatabase, PLAN_EACH_RUN, returnedRows, serviceDataSourceOptions } from '../src';
 
 jest.setTimeout(60_000);
 
@@ -39,6 +39,22 @@ describe('prepared statements through TypeORM (medium tier)', () => {
       await runner.query('SELECT count(*) FROM item');
       const prepared = (await runner.query('SELECT statement FROM pg_prepared_statements ORDER BY prepare_time')) as { statement: string }[];
       expect(prepared.map((p) => p.statement)).toEqual([insert, 'UPDATE item SET label = $2 WHERE id = $1 RETURNING label']);
+    } finally {
+      await runner.release();
+    }
+  });
+
+  it('a statement led by PLAN_EACH_RUN is never prepared: planned with its values on every run, never a generic plan', async () => {
+    const runner = ds.createQueryRunner();
+    try {
+      const byIds = 'SELECT count(*)::int AS n FROM item WHERE id = ANY($1::int[])';
+      // Six runs: from the sixth on, PostgreSQL may keep a generic plan for the prepared one — made for the table as it is now.
+      for (let i = 0; i < 6; i++) {
+        expect(await runner.query(byIds, [[1, 2]])).toEqual([{ n: 2 }]);
+        expect(await runner.query(`${PLAN_EACH_RUN}${byIds}`, [[1, 2]])).toEqual([{ n: 2 }]);
+      }
+      const prepared = (await runner.query('SELECT statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement LIKE $1', ['%ANY($1::int[])%'])) as { statement: string; runs: string }[];
+      expect(prepared).toEqual([{ statement: byIds, runs: '6' }]);
     } finally {
       await runner.release();
     }

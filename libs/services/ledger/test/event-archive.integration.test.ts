@@ -58,6 +58,23 @@ describe('event archive', () => {
     expect(await verify.verify()).toMatchObject({ ok: true, rows: 250, head: { position: 250 } });
   });
 
+  it('plans the redelivery check on every run: a plan made while the archive was small is never kept', async () => {
+    const runner = ds.createQueryRunner();
+    try {
+      for (let i = 0; i < 6; i++) {
+        await runner.startTransaction();
+        await archive.appendAll(runner.manager, [{ topic: 'payment.payment.held.v1', envelope: envelope(2000 + i) }]);
+        await runner.commitTransaction();
+      }
+      // The append is prepared on this connection (statements are); the head and redelivery check is not.
+      const prepared = (await runner.query(`SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%ledger.event_archive%'`)) as { statement: string }[];
+      expect(prepared.some((p) => p.statement.includes('INSERT INTO ledger.event_archive'))).toBe(true);
+      expect(prepared.filter((p) => p.statement.includes('event_id = ANY'))).toEqual([]);
+    } finally {
+      await runner.release();
+    }
+  });
+
   it('refuses updates and deletes', async () => {
     await expect(ds.query(`UPDATE ledger.event_archive SET event_text = 'x' WHERE position = 1`)).rejects.toThrow(/append-only/);
     await expect(ds.query('DELETE FROM ledger.event_archive WHERE position = 2')).rejects.toThrow(/append-only/);

@@ -13,7 +13,6 @@ export const CALL_CHANGED_CHANNEL = 'tollgate_call_changed';
 /** Sent (by the replica that consumed it) for a provider's progress on a call: the payload is the CallProgressed JSON. */
 export const CALL_PROGRESS_CHANNEL = 'tollgate_call_progress';
 
-
 /**
  * Wakes a call_tool request waiting for its call's outcome as soon as the outcome is recorded — by this instance's
  * consumer (in process) or by another replica's (PostgreSQL NOTIFY). Waiters still re-read the call

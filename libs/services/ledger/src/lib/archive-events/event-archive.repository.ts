@@ -1,5 +1,5 @@
 import { type EntityManager } from 'typeorm';
-import { col, defineTable, select } from '@tollgate/persistence';
+import { col, defineTable, PLAN_EACH_RUN, select } from '@tollgate/persistence';
 import { type ArchivedRow } from './hash-chain';
 
 /** One lock for the whole chain: archiving transactions take turns (positions and links must not race). */
@@ -53,10 +53,13 @@ export class EventArchiveRepository {
     this.locked.add(m);
   }
 
-  /** The chain's head, and which of these events are archived already (a redelivery), in one statement. */
+  /**
+   * The chain's head, and which of these events are archived already (a redelivery), in one statement — planned on
+   * every run: a generic plan made while the archive was small read all of it for the redelivery check.
+   */
   async head(m: Executor, eventIds: readonly string[]): Promise<{ position: number | null; hash: string | null; archived: string[] }> {
     const [row] = await select(m, CHAIN_READ, ['position', 'hash', 'archived'],
-      `SELECT (SELECT position FROM ledger.event_archive ORDER BY position DESC LIMIT 1)::int AS position,
+      `${PLAN_EACH_RUN}SELECT (SELECT position FROM ledger.event_archive ORDER BY position DESC LIMIT 1)::int AS position,
               (SELECT hash FROM ledger.event_archive ORDER BY position DESC LIMIT 1) AS hash,
               (SELECT coalesce(jsonb_agg(event_id::text), '[]') FROM ledger.event_archive WHERE event_id = ANY($1::uuid[])) AS archived`, [eventIds]);
     return row!;
