@@ -60,6 +60,24 @@ describe('prepared statements through TypeORM (medium tier)', () => {
     }
   });
 
+  it('a connection is replaced after its lifetime, and with it the plans cached for its statements', async () => {
+    const short = new DataSource(serviceDataSourceOptions({ name: 'prepared-lifetime', schema: 'public', url: db.url, entities: [], migrations: [], poolSize: 1, connectionLifetimeS: 1 }));
+    await short.initialize();
+    try {
+      const whoRuns = 'SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM item WHERE id = $1) AS n';
+      const runsHere = async () => ((await short.query('SELECT generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement = $1', [whoRuns])) as { runs: string }[])[0]?.runs;
+      const [first] = (await short.query(whoRuns, [1])) as { pid: number }[];
+      await short.query(whoRuns, [1]);
+      expect(await runsHere()).toBe('2');
+      await new Promise((r) => setTimeout(r, 1_500));
+      const [later] = (await short.query(whoRuns, [1])) as { pid: number }[];
+      expect(later!.pid).not.toBe(first!.pid);
+      expect(await runsHere()).toBe('1'); // prepared afresh on the new connection, planned for the table as it is now
+    } finally {
+      await short.destroy();
+    }
+  });
+
   it('errors still reach callers as TypeORM QueryFailedError with the driver error', async () => {
     const failed = ds.query('INSERT INTO item (id, label) VALUES ($1, $2)', [1, 'again']);
     await expect(failed).rejects.toBeInstanceOf(QueryFailedError);

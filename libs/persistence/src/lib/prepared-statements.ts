@@ -27,6 +27,16 @@ function nameOf(text: string): string {
 export const PLAN_EACH_RUN = '/* planned on every run */ ';
 
 /**
+ * How long a pooled connection lives (seconds): its prepared statements, and the plans PostgreSQL cached for them, go
+ * with it. A statement run five times settles on a generic plan, made for the tables as they were then and kept until
+ * the table is analyzed; for a table created empty moments before, that is a sequential scan. On a server without
+ * autovacuum (this machine's) nothing ever replaces it: the growth run saw the outbox's `WHERE id = ANY($1)` read
+ * 9,692 rows to update one (21 ms) — and a busy connection is never idle long enough for the pool to close it. A
+ * connection replaced after five minutes plans again for tables of their present size.
+ */
+export const CONNECTION_LIFETIME_S = 300;
+
+/**
  * A pg client that prepares each parameterised statement once per connection and then only binds and executes it:
  * PostgreSQL parses and plans a statement text once per connection instead of on every call, which is most of the
  * server's work for the short statements of a paid call (measured: ~330 → ~120 µs for a spend-facts-like read). It

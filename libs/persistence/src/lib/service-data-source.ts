@@ -1,7 +1,7 @@
 import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
 import { Client } from 'pg';
 import { CONNECTION_SAFETY } from './channel-listener';
-import { PreparingClient } from './prepared-statements';
+import { CONNECTION_LIFETIME_S, PreparingClient } from './prepared-statements';
 
 export interface ServiceDataSourceSpec {
   /** Connection name; one per service, so several services can share one process (embedded mode). */
@@ -14,6 +14,8 @@ export interface ServiceDataSourceSpec {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function | string>;
   poolSize?: number;
+  /** Seconds a pooled connection lives (its prepared statements' plans with it); CONNECTION_LIFETIME_S unless set. */
+  connectionLifetimeS?: number;
 }
 
 /**
@@ -32,8 +34,12 @@ export function serviceDataSourceOptions(spec: ServiceDataSourceSpec): DataSourc
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    // PreparingClient: each parameterised statement is parsed and planned once per connection (prepared-statements.ts).
-    extra: { max: spec.poolSize ?? 10, application_name: `tollgate-${spec.name}`, Client: PreparingClient, ...CONNECTION_SAFETY },
+    // PreparingClient: each parameterised statement is parsed and planned once per connection (prepared-statements.ts),
+    // which is replaced after a while so that those plans follow the tables' growth.
+    extra: {
+      max: spec.poolSize ?? 10, application_name: `tollgate-${spec.name}`, Client: PreparingClient, ...CONNECTION_SAFETY,
+      maxLifetimeSeconds: spec.connectionLifetimeS ?? CONNECTION_LIFETIME_S,
+    },
   };
 }
 

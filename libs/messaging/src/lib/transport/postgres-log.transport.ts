@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { type EntityManager } from 'typeorm';
-import { ChannelListener, CONNECTION_SAFETY, PreparingClient } from '@tollgate/persistence';
+import { ChannelListener, CONNECTION_LIFETIME_S, CONNECTION_SAFETY, PreparingClient } from '@tollgate/persistence';
 import { type Logger } from 'pino';
 import {
   type DeliveredMessage, type EventTransport, retryUntilStopped, type SqlExecutor, type SubscribeOptions, type Subscription, type TransportMessage,
@@ -70,6 +70,7 @@ export class PostgresLogTransport implements EventTransport {
   async connect(): Promise<void> {
     this.pool = new Pool({
       connectionString: this.options.databaseUrl, max: 4, application_name: 'tollgate-eventlog', Client: PreparingClient, ...CONNECTION_SAFETY,
+      maxLifetimeSeconds: CONNECTION_LIFETIME_S,
       // The read is prepared once per connection, but planned on every run: a generic plan cannot see how recent the
       // position is, and after a few runs PostgreSQL chose one that walks the whole log in id order (the growth run saw
       // the read climb to ~180 ms at 230k rows — cost growing with the work served).
