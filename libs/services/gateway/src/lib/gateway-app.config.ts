@@ -1,5 +1,6 @@
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { CommonConfig, type ConfigBase, EnvVar } from '@tollgate/config';
+import { parseOutboundPolicy } from '@tollgate/http';
 
 /** The deadline each call is given, shared by the gateway app's config and the embedded host's. */
 export function WithCallDeadlineConfig<B extends ConfigBase>(Base: B) {
@@ -18,6 +19,14 @@ export function WithOAuthConfig<B extends ConfigBase>(Base: B) {
     @IsOptional() @Matches(/^https?:\/\/[^/?#\s]+$/, { message: 'must be a scheme and host, without a path' })
     GATEWAY_PUBLIC_URL?: string;
 
+    @EnvVar({ description: 'Networks (comma-separated CIDRs or addresses) the gateway may fetch from when a caller names the URL (OAuth client ID metadata documents), besides public unicast addresses. Empty: public addresses only — never loopback, private, link-local or internal ones.', example: '' })
+    @Matches(/^[0-9A-Fa-f.:/,\s]*$/, { message: 'must be a comma-separated list of addresses or CIDRs' })
+    GATEWAY_OUTBOUND_ALLOWED_NETWORKS = '';
+
+    @EnvVar({ description: 'Ports (comma-separated, or * for any) the gateway may fetch from when a caller names the URL.' })
+    @Matches(/^(\*|\d{1,5}(\s*,\s*\d{1,5})*)$/, { message: 'must be * or a comma-separated list of ports' })
+    GATEWAY_OUTBOUND_ALLOWED_PORTS = '443';
+
     @EnvVar({ description: 'Lifetime (s) of an OAuth access token.' })
     @IsInt() @Min(60) @Max(86_400)
     GATEWAY_OAUTH_ACCESS_TTL_S = 3600;
@@ -30,10 +39,11 @@ export function WithOAuthConfig<B extends ConfigBase>(Base: B) {
 }
 
 /** The OAuth options of the gateway module; an http client ID metadata document is accepted only on loopback (a developer's machine). */
-export function oauthOptions(c: { GATEWAY_PUBLIC_URL?: string; GATEWAY_OAUTH_ACCESS_TTL_S: number; GATEWAY_OAUTH_REFRESH_TTL_S: number }, bindHost: string) {
+export function oauthOptions(c: { GATEWAY_PUBLIC_URL?: string; GATEWAY_OAUTH_ACCESS_TTL_S: number; GATEWAY_OAUTH_REFRESH_TTL_S: number; GATEWAY_OUTBOUND_ALLOWED_NETWORKS: string; GATEWAY_OUTBOUND_ALLOWED_PORTS: string }, bindHost: string) {
   return {
     accessTtlS: c.GATEWAY_OAUTH_ACCESS_TTL_S, refreshTtlS: c.GATEWAY_OAUTH_REFRESH_TTL_S, ...(c.GATEWAY_PUBLIC_URL ? { publicUrl: c.GATEWAY_PUBLIC_URL } : {}),
     loopbackHttpClientIds: ['127.0.0.1', '::1', 'localhost'].includes(bindHost),
+    outbound: parseOutboundPolicy(c.GATEWAY_OUTBOUND_ALLOWED_NETWORKS, c.GATEWAY_OUTBOUND_ALLOWED_PORTS),
   };
 }
 

@@ -15,7 +15,7 @@ import { AccessPolicyService } from './access-policy/access-policy.service';
 import { PolicyToolsHost } from './access-policy/policy-tools.host';
 import { CallWaiters } from './call-tool/call-waiters.service';
 import { DeviceSignInUseCase } from './sign-in/device-sign-in.usecase';
-import { OwnerKeysController, SignInController } from './sign-in/sign-in.controller';
+import { OwnerKeysController, OwnKeysController, SignInController } from './sign-in/sign-in.controller';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { SemanticIndex } from './semantic-search/semantic-index.service';
 import { FreeCallsService } from './catalog/free-calls.service';
@@ -79,7 +79,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [serviceDatabaseModule(GATEWAY, () => gatewayDataSourceOptions(options.databaseUrl))],
-      controllers: [McpController, AdminController, AccessPolicyController, SignInController, OwnerKeysController, ConsentController, OwnerGrantsController, AdminGrantsController],
+      controllers: [McpController, AdminController, AccessPolicyController, SignInController, OwnerKeysController, OwnKeysController, ConsentController, OwnerGrantsController, AdminGrantsController],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: options },
         outboxWriterProvider(GATEWAY_OUTBOX, GATEWAY),

@@ -1,3 +1,4 @@
+import { type OutboundPolicy } from '@tollgate/http';
 import { type ServiceRuntimeOptions } from '@tollgate/config';
 
 export interface GatewayOptions extends ServiceRuntimeOptions {
@@ -23,7 +24,7 @@ export interface GatewayOptions extends ServiceRuntimeOptions {
   /** search_tools ranking: `hybrid` (default; lexical alone while the model is unavailable), `lexical`, or `dense` (evaluation). */
   searchRanking?: 'hybrid' | 'lexical' | 'dense';
   /** OAuth sign-in: token lifetimes (s), the public base URL (else the request's own), loopback http client ID documents (development). */
-  oauth?: { accessTtlS?: number; refreshTtlS?: number; publicUrl?: string; loopbackHttpClientIds?: boolean };
+  oauth?: { accessTtlS?: number; refreshTtlS?: number; publicUrl?: string; loopbackHttpClientIds?: boolean; outbound?: OutboundPolicy };
   /** Folder of the sentence-embedding model (infra/models/model.sh fetch puts it in infra/models/.data/all-minilm-l6-v2-q). */
   searchModelDir?: string;
 }

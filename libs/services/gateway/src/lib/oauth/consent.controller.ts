@@ -7,7 +7,7 @@ import { type Request, type Response } from 'express';
 import { type DataSource } from 'typeorm';
 import { hashCredential, ManageIdentitiesUseCase } from '../admin/manage-identities.usecase';
 import { GATEWAY } from '../gateway.constants';
-import { escapeHtml, OwnerApproval, page } from '../sign-in/owner-approval';
+import { escapeHtml, OwnerApproval, ownerPageHeaders, page } from '../sign-in/owner-approval';
 import { SignInsRepository } from '../sign-in/sign-ins.repository';
 import { OAuthRepository, type OAuthRequestRead } from './oauth.repository';
 
@@ -46,10 +46,8 @@ export class ConsentController {
     const r = await this.repository.request(requestId);
     if (!r) return void res.status(404).send(page('Sign-in not found', '<p>This sign-in link is not valid.</p>'));
     if (r.expired || r.decided_at) return void res.status(410).send(page('Sign-in ended', '<p>This sign-in has ended. Start it again from the app.</p>'));
-    // The page may not be framed (clickjacking an approval), and nothing on it comes from another origin.
     // The form's answer redirects to the client, so its origin is a form target too.
-    res.setHeader('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(r.redirect_uri).origin}; frame-ancestors 'none'`);
-    res.setHeader('X-Frame-Options', 'DENY');
+    ownerPageHeaders(res, [new URL(r.redirect_uri).origin]);
     const from = URL.canParse(r.client_id) ? new URL(r.client_id).host : 'a registered app';
     res.send(page('Allow this app?', `<p><b>${escapeHtml(r.client_name)}</b> (${escapeHtml(from)}) asks to use the Tollgate URL <b>/mcp/${escapeHtml(r.slug)}</b>
 as a new agent of yours. It can do what that agent may on that URL, and spend from your wallet as your spend policy allows.</p>
@@ -62,6 +60,7 @@ as a new agent of yours. It can do what that agent may on that URL, and spend fr
   @Post(':requestId')
   @Header('Cache-Control', 'no-store')
   async decide(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: ConsentDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    ownerPageHeaders(res);
     const r = await this.repository.request(requestId);
     if (!r) return void res.status(404).type('html').send(page('Sign-in not found', '<p>This sign-in link is not valid.</p>'));
     if (r.expired || r.decided_at) return void res.status(410).type('html').send(page('Sign-in ended', '<p>This sign-in has ended. Start it again from the app.</p>'));

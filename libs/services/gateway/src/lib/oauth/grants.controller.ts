@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, HttpException, HttpStatus, Injectable, NotFoundException, Param, ParseUUIDPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Injectable, NotFoundException, Param, ParseUUIDPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
@@ -65,11 +65,8 @@ export class OwnerGrantsController {
     return this.grants.revoke(grantId, await this.ownerOf(dto, req));
   }
 
-  private async ownerOf(dto: OwnerKeyDto, req: Request): Promise<string> {
-    const owner = await this.owners.ownerOf(dto.ownerKey, req.ip ?? 'unknown');
-    if (owner.ok) return owner.ownerId;
-    if (owner.reason === 'limited') throw new HttpException({ code: 'RATE_LIMITED', retryable: true, message: 'Too many attempts. Wait a minute, then try again.' }, HttpStatus.TOO_MANY_REQUESTS);
-    throw new HttpException({ code: 'OWNER_KEY_INVALID', retryable: false, message: 'That owner key is not valid.' }, HttpStatus.FORBIDDEN);
+  private ownerOf(dto: OwnerKeyDto, req: Request): Promise<string> {
+    return this.owners.ownerOrRefuse(dto.ownerKey, req.ip ?? 'unknown');
   }
 }
 

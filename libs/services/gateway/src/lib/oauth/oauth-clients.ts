@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { OAuthClientMetadataSchema, type OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { DEFAULT_OUTBOUND_POLICY, fetchLimited, type OutboundPolicy } from '@tollgate/http';
 import { createLogger } from '@tollgate/observability';
 import { type OAuthRepository } from './oauth.repository';
 
@@ -32,8 +33,14 @@ export function metadataDocumentUrl(clientId: string, allowLoopbackHttp: boolean
  */
 export class OAuthClients implements OAuthRegisteredClientsStore {
   private readonly documents = new Map<string, { client: OAuthClientInformationFull | undefined; until: number }>();
+  /** Fetches under way: concurrent sign-ins naming one document share one fetch. */
+  private readonly fetching = new Map<string, Promise<OAuthClientInformationFull | undefined>>();
 
-  constructor(private readonly repository: OAuthRepository, private readonly allowLoopbackHttp: boolean) {}
+  constructor(
+    private readonly repository: OAuthRepository,
+    private readonly allowLoopbackHttp: boolean,
+    private readonly outbound: OutboundPolicy = DEFAULT_OUTBOUND_POLICY,
+  ) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
     const url = metadataDocumentUrl(clientId, this.allowLoopbackHttp);
@@ -57,21 +64,29 @@ export class OAuthClients implements OAuthRegisteredClientsStore {
   private async fromDocument(clientId: string, url: URL): Promise<OAuthClientInformationFull | undefined> {
     const hit = this.documents.get(clientId);
     if (hit && hit.until > Date.now()) return hit.client;
-    const client = await fetchDocument(clientId, url).catch((err: unknown) => {
+    const under = this.fetching.get(clientId);
+    if (under) return under;
+    const fetching = this.fetchDocument(clientId, url).catch((err: unknown) => {
       logger.info({ clientId, problem: String((err as Error)?.message ?? err) }, 'client metadata document refused');
       return undefined;
-    });
-    this.documents.set(clientId, { client, until: Date.now() + CACHE_MS });
-    if (this.documents.size > 1000) this.documents.clear();
-    return client;
+    }).then((client) => {
+      this.documents.set(clientId, { client, until: Date.now() + CACHE_MS });
+      if (this.documents.size > 1000) this.documents.clear();
+      return client;
+    }).finally(() => this.fetching.delete(clientId));
+    this.fetching.set(clientId, fetching);
+    return fetching;
+  }
+
+  /** The document, fetched as a hostile site would serve it: destination policy, no redirects, no compression, 5 KiB streamed. */
+  private async fetchDocument(clientId: string, url: URL): Promise<OAuthClientInformationFull> {
+    const res = await fetchLimited(url, this.outbound, { maxBytes: MAX_DOCUMENT_BYTES, timeoutMs: FETCH_TIMEOUT_MS, accept: 'application/json', allowHttp: this.allowLoopbackHttp });
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+    return clientOfDocument(clientId, res.body.toString('utf8'));
   }
 }
 
-async function fetchDocument(clientId: string, url: URL): Promise<OAuthClientInformationFull> {
-  const res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' } });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const text = await res.text();
-  if (Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) throw new Error('document too large');
+function clientOfDocument(clientId: string, text: string): OAuthClientInformationFull {
   const doc = JSON.parse(text) as Record<string, unknown>;
   if (doc['client_id'] !== clientId) throw new Error('client_id of the document is not its URL');
   const parsed = OAuthClientMetadataSchema.safeParse(doc);

@@ -48,7 +48,7 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
     private readonly identities: IdentitiesRepository,
     private readonly cache: IdentityCache,
   ) {
-    this.clientsStore = new OAuthClients(repository, options.oauth?.loopbackHttpClientIds ?? false);
+    this.clientsStore = new OAuthClients(repository, options.oauth?.loopbackHttpClientIds ?? false, options.oauth?.outbound);
   }
 
   /** Records the request and sends the browser to the owner's consent page (`res.locals.oauthBase`: the base URL the client used). */

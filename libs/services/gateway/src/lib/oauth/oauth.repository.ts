@@ -166,8 +166,10 @@ export class OAuthRepository {
       const done = returnedRows<unknown>(await m.query(
         `UPDATE gateway.oauth_grant SET revoked_at = now(), refresh_hash = NULL, previous_refresh_hash = NULL WHERE grant_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR owner_id = $2) RETURNING grant_id`,
         [grantId, ownerId ?? null]));
-      await m.query('UPDATE gateway.credential SET revoked_at = COALESCE(revoked_at, now()) WHERE grant_id = $1', [grantId]);
-      return done.length > 0;
+      // Only a grant this caller may revoke loses its tokens: a refused attempt changes nothing.
+      if (done.length === 0) return false;
+      await m.query('UPDATE gateway.credential SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL', [grantId]);
+      return true;
     });
   }
 

@@ -6,7 +6,8 @@ import { adminTokenGuard } from '@tollgate/http';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
 import { RateLimits } from '../rate-limit/rate-limits.service';
 import { DeviceSignInUseCase } from './device-sign-in.usecase';
-import { escapeHtml, OwnerApproval, page } from './owner-approval';
+import { escapeHtml, OwnerApproval, ownerPageHeaders, page } from './owner-approval';
+import { type OwnerKeyRow, SignInsRepository } from './sign-ins.repository';
 
 export class StartSignInDto {
   @IsString() @Length(1, 100) deviceName!: string;
@@ -54,6 +55,7 @@ export class SignInController {
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   async approvalPage(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Res() res: Response): Promise<void> {
+    ownerPageHeaders(res);
     const r = await this.signIn.describe(requestId);
     if (!r) return void res.status(404).send(page('Sign-in not found', '<p>This sign-in link is not valid.</p>'));
     if (r.expired || r.status !== 'pending') {
@@ -69,6 +71,7 @@ export class SignInController {
   @HttpCode(200)
   @Header('Content-Type', 'text/html; charset=utf-8')
   async approve(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: ApproveSignInDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    ownerPageHeaders(res);
     const owner = await this.owners.ownerOf(dto.ownerKey, req.ip ?? 'unknown');
     if (!owner.ok && owner.reason === 'limited') return void res.status(429).send(page('Not approved', '<p>Too many attempts. Wait a minute, then try again.</p>'));
     const out = owner.ok ? await this.signIn.approve(requestId, owner.ownerId) : { ok: false as const, reason: 'owner_key_invalid' as const };
@@ -84,12 +87,51 @@ export class SignInController {
   }
 }
 
+/** An owner key as its owner and admins see it: never its secret. */
+const keyView = (k: OwnerKeyRow) => ({ keyId: k.key_id, ownerId: k.owner_id, createdAt: k.created_at.toISOString(), revokedAt: k.revoked_at?.toISOString() ?? null });
+
+/**
+ * The owner's own keys, listed and revoked with an owner key (a lost or leaked key is ended by another of the
+ * owner's keys, or by an admin). Every check reads PostgreSQL, so a revocation holds on every replica at once.
+ */
+@ApiTags('sign-in')
+@Controller('signin/owner-keys')
+export class OwnKeysController {
+  constructor(private readonly signIns: SignInsRepository, private readonly owners: OwnerApproval) {}
+
+  @Post()
+  @HttpCode(200)
+  async list(@Body() dto: ApproveSignInDto, @Req() req: Request) {
+    return { ownerKeys: (await this.signIns.ownerKeys(await this.owners.ownerOrRefuse(dto.ownerKey, req.ip ?? 'unknown'))).map(keyView) };
+  }
+
+  @Post(':keyId/revoke')
+  @HttpCode(200)
+  async revoke(@Param('keyId', new ParseUUIDPipe()) keyId: string, @Body() dto: ApproveSignInDto, @Req() req: Request) {
+    const ownerId = await this.owners.ownerOrRefuse(dto.ownerKey, req.ip ?? 'unknown');
+    if (!(await this.signIns.revokeOwnerKey(keyId, ownerId))) throw new NotFoundException({ code: 'OWNER_KEY_NOT_FOUND', message: 'No such live owner key of yours.' });
+    return { keyId, revoked: true };
+  }
+}
+
 @ApiTags('admin')
 @ApiBearerAuth()
 @Controller('admin')
 @UseGuards(adminTokenGuard(GATEWAY_OPTIONS))
 export class OwnerKeysController {
-  constructor(private readonly signIn: DeviceSignInUseCase) {}
+  constructor(private readonly signIn: DeviceSignInUseCase, private readonly signIns: SignInsRepository) {}
+
+  @Get('owners/:ownerId/owner-keys')
+  async list(@Param('ownerId', new ParseUUIDPipe()) ownerId: string) {
+    return { ownerKeys: (await this.signIns.ownerKeys(ownerId)).map(keyView) };
+  }
+
+  @Post('owners/:ownerId/owner-keys/:keyId/revoke')
+  @HttpCode(200)
+  async revoke(@Param('ownerId', new ParseUUIDPipe()) ownerId: string, @Param('keyId', new ParseUUIDPipe()) keyId: string) {
+    if (!(await this.signIns.revokeOwnerKey(keyId, ownerId))) throw new NotFoundException({ code: 'OWNER_KEY_NOT_FOUND', message: 'No such live owner key.' });
+    return { keyId, revoked: true };
+  }
 
   /** An owner key (shown once) with which the owner approves devices on the sign-in page. */
   @Post('owners/:ownerId/owner-keys')

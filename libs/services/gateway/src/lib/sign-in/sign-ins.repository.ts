@@ -33,6 +33,8 @@ export const OWNER_KEY = defineTable('gateway.owner_key', {
   revoked_at: col.timestamptz().nullable(),
 });
 
+export type OwnerKeyRow = Pick<RowOf<typeof OWNER_KEY>, 'key_id' | 'owner_id' | 'created_at' | 'revoked_at'>;
+
 /** The device flow's statements on `gateway.device_sign_in`, owner keys (`gateway.owner_key`) and the URLs they name. */
 @Injectable()
 export class SignInsRepository {
@@ -83,6 +85,18 @@ export class SignInsRepository {
   /** The owner a live owner key (by its hash) belongs to. */
   async ownerOfKey(keyHash: string): Promise<string | undefined> {
     return (await select(this.dataSource, OWNER_KEY, ['owner_id'], 'SELECT owner_id FROM gateway.owner_key WHERE secret_hash = $1 AND revoked_at IS NULL', [keyHash]))[0]?.owner_id;
+  }
+
+  /** An owner's keys (never their secrets), newest first. */
+  async ownerKeys(ownerId: string): Promise<OwnerKeyRow[]> {
+    return select(this.dataSource, OWNER_KEY, ['key_id', 'owner_id', 'created_at', 'revoked_at'],
+      'SELECT key_id, owner_id, created_at, revoked_at FROM gateway.owner_key WHERE owner_id = $1 ORDER BY created_at DESC LIMIT 100', [ownerId]);
+  }
+
+  /** Revokes one live key of this owner; false when the owner has no such live key (another owner's key included). */
+  async revokeOwnerKey(keyId: string, ownerId: string): Promise<boolean> {
+    return returnedRows<unknown>(await this.dataSource.query(
+      'UPDATE gateway.owner_key SET revoked_at = now() WHERE key_id = $1 AND owner_id = $2 AND revoked_at IS NULL RETURNING key_id', [keyId, ownerId])).length > 0;
   }
 
   /** A new owner key (its hash only) of an existing owner; false when there is no such owner. */
