@@ -92,8 +92,17 @@ describe('OAuth sign-in for stock MCP clients (G2, C2)', () => {
     // made for this run that the gateway's process trusts (NODE_EXTRA_CA_CERTS) — the rest of the machine does not.
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dataDir, 'app.key'), '-out', path.join(dataDir, 'app.crt'),
       '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    // The document server runs on loopback, which the gateway never dials unless the operator allows it: this
+    // test's operator allows that one address and port, nothing else.
+    docServer = https.createServer({ key: readFileSync(path.join(dataDir, 'app.key')), cert: readFileSync(path.join(dataDir, 'app.crt')) }, (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ client_id: clientId, client_name: 'E2E agent app (CIMD)', redirect_uris: [`${app}/callback`],
+        grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }));
+    });
+    await new Promise<void>((r) => docServer.listen(0, '127.0.0.1', r));
+    const allowDocServer = { GATEWAY_OUTBOUND_ALLOWED_NETWORKS: '127.0.0.1/32', GATEWAY_OUTBOUND_ALLOWED_PORTS: String((docServer.address() as AddressInfo).port) };
     system = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: path.join(dataDir, 'data'), LOG_LEVEL: 'warn',
-      NODE_EXTRA_CA_CERTS: path.join(dataDir, 'app.crt') });
+      NODE_EXTRA_CA_CERTS: path.join(dataDir, 'app.crt'), ...allowDocServer });
     appServer = http.createServer((req, res) => {
       callbacks.push(new URL(req.url ?? '/', app));
       res.setHeader('content-type', 'text/html');
@@ -101,12 +110,6 @@ describe('OAuth sign-in for stock MCP clients (G2, C2)', () => {
     });
     await new Promise<void>((r) => appServer.listen(0, '127.0.0.1', r));
     app = `http://127.0.0.1:${(appServer.address() as AddressInfo).port}`;
-    docServer = https.createServer({ key: readFileSync(path.join(dataDir, 'app.key')), cert: readFileSync(path.join(dataDir, 'app.crt')) }, (_req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ client_id: clientId, client_name: 'E2E agent app (CIMD)', redirect_uris: [`${app}/callback`],
-        grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }));
-    });
-    await new Promise<void>((r) => docServer.listen(0, '127.0.0.1', r));
     clientId = `https://127.0.0.1:${(docServer.address() as AddressInfo).port}/oauth/client.json`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
     await system.waitForOutput(/Tollgate is running/, 150_000);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { OAuthClientMetadataSchema, type OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { type OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { DEFAULT_OUTBOUND_POLICY, fetchLimited, type OutboundPolicy } from '@tollgate/http';
 import { createLogger } from '@tollgate/observability';
+import { checkClientMetadata } from './oauth-inputs';
 import { type OAuthRepository } from './oauth.repository';
 
 const logger = createLogger('gateway').child({ component: 'oauth-clients' });
@@ -54,8 +55,8 @@ export class OAuthClients implements OAuthRegisteredClientsStore {
     if (client.token_endpoint_auth_method !== 'none' || client.client_secret) {
       throw new InvalidClientMetadataError('Only public clients register here: send token_endpoint_auth_method "none" and use PKCE.');
     }
-    const given = (client as { client_id?: unknown }).client_id;
-    const clientId = typeof given === 'string' && given ? given : `tgc_${randomUUID().replace(/-/g, '')}`;
+    // The gateway names the client; a registration never chooses its own client_id.
+    const clientId = `tgc_${randomUUID().replace(/-/g, '')}`;
     const full = { ...client, client_id: clientId, client_id_issued_at: Math.floor(Date.now() / 1000) };
     await this.repository.registerClient(clientId, full);
     return full;
@@ -89,9 +90,9 @@ export class OAuthClients implements OAuthRegisteredClientsStore {
 function clientOfDocument(clientId: string, text: string): OAuthClientInformationFull {
   const doc = JSON.parse(text) as Record<string, unknown>;
   if (doc['client_id'] !== clientId) throw new Error('client_id of the document is not its URL');
-  const parsed = OAuthClientMetadataSchema.safeParse(doc);
-  if (!parsed.success) throw new Error('not client metadata');
-  const method = parsed.data.token_endpoint_auth_method ?? 'none';
+  const checked = checkClientMetadata(doc);
+  if (!checked.ok) throw new Error(checked.problem);
+  const method = checked.metadata.token_endpoint_auth_method ?? 'none';
   if (method !== 'none') throw new Error(`token_endpoint_auth_method ${method}: only public clients are named by a document`);
-  return { ...parsed.data, client_id: clientId, token_endpoint_auth_method: 'none' };
+  return { ...checked.metadata, client_id: clientId, token_endpoint_auth_method: 'none' };
 }

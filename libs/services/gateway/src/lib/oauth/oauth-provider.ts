@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { type Response } from 'express';
-import { InvalidGrantError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidGrantError, InvalidTargetError, InvalidTokenError, UnauthorizedClientError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { type AuthorizationParams, type OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { type AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { type OAuthClientInformationFull, type OAuthTokenRevocationRequest, type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -80,12 +80,14 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
     if (!r || r.client_id !== client.client_id) return this.refuseCode(codeHash);
     if (redirectUri !== undefined && redirectUri !== r.redirect_uri) throw new InvalidGrantError('redirect_uri differs from the authorization request.');
     if (resource && resource.href.replace(/\/$/, '') !== r.resource) throw new InvalidTargetError('The resource differs from the one the owner approved.');
-    return this.dataSource.transaction(async (m) => {
+    const tokens = await this.dataSource.transaction(async (m) => {
+      // The row lock of the redemption orders racing requests: one redeems, the others find it used.
       const grantId = await this.repository.redeem(m, codeHash);
       const grant = grantId ? await this.repository.liveGrant(m, grantId) : undefined;
-      if (!grant) throw new InvalidGrantError('The authorization code is invalid, expired or used.');
-      return this.issue(m, grant);
+      return grant && this.issue(m, grant);
     });
+    // A request that lost the race presented a used code: a replay, handled as one (after the winner committed).
+    return tokens ?? this.refuseCode(codeHash);
   }
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
@@ -116,10 +118,15 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
     return { token, clientId: cred.agent_id, scopes: [MCP_SCOPE] };
   }
 
-  /** RFC 7009: revoking either token of a grant ends the grant (the owner approves again). Unknown tokens are ignored. */
-  async revokeToken(_client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-    const grantId = await this.repository.grantOfToken(hashCredential(request.token));
-    if (grantId && (await this.repository.revokeGrant(grantId))) await this.cache.changed(this.dataSource);
+  /**
+   * RFC 7009: revoking either token of a grant ends the grant (the owner approves again). Unknown tokens are ignored;
+   * a token issued to another client is refused and changes nothing (section 2.1).
+   */
+  async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
+    const grant = await this.repository.grantOfToken(hashCredential(request.token));
+    if (!grant) return;
+    if (grant.client_id !== client.client_id) throw new UnauthorizedClientError('The token was not issued to this client.');
+    if (await this.repository.revokeGrant(grant.grant_id)) await this.cache.changed(this.dataSource);
   }
 
   private async issue(m: Parameters<OAuthRepository['issueTokens']>[0], grant: OAuthGrantRow): Promise<OAuthTokens> {

@@ -1,14 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
-import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
 import { IdentitiesRepository } from '../authenticate/identities.repository';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
+import { RateLimits } from '../rate-limit/rate-limits.service';
+import { addressAndClient, authorizeEndpoint, bodyErrors, limitedBy, registrationEndpoint, resourceOnThisOrigin } from './oauth-endpoints';
 import { MCP_SCOPE, TollgateOAuthProvider } from './oauth-provider';
+
+/** Every OAuth request is small: a few parameters, or a client's metadata (5 KiB at most). */
+const BODY_LIMIT = '8kb';
 
 /** The gateway's base URL as this request reached it (or the configured public URL): the issuer and the resources' origin. */
 export function baseOf(req: Request, publicUrl: string | undefined): string {
@@ -35,18 +38,24 @@ export class OAuthRoutes {
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
     provider: TollgateOAuthProvider,
     private readonly identities: IdentitiesRepository,
+    limits: RateLimits,
   ) {
     const router = express.Router();
     router.use((req: Request, res: Response, next: NextFunction) => {
       res.locals['oauthBase'] = baseOf(req, this.options.oauth?.publicUrl);
       next();
     });
-    router.use('/authorize', authorizationHandler({ provider }));
-    router.use('/token', tokenHandler({ provider }));
-    router.use('/register', clientRegistrationHandler({ clientsStore: provider.clientsStore }));
-    router.use('/revoke', revocationHandler({ provider }));
+    // Rate limits in PostgreSQL (every replica shares them), keyed by the client address the trusted proxies state;
+    // the token endpoints also by the client named, so one caller cannot lock every other app out.
+    const byAddress = (req: Request) => `addr:${req.ip ?? 'unknown'}`;
+    const form = express.urlencoded({ extended: false, limit: BODY_LIMIT });
+    router.all('/authorize', form, limitedBy(limits, 'oauthAuthorize', byAddress), authorizeEndpoint(provider));
+    router.use('/token', form, limitedBy(limits, 'oauthToken', addressAndClient), resourceOnThisOrigin, tokenHandler({ provider, rateLimit: false }));
+    router.use('/register', express.json({ limit: BODY_LIMIT }), limitedBy(limits, 'oauthRegister', byAddress), registrationEndpoint(provider));
+    router.use('/revoke', form, limitedBy(limits, 'oauthToken', addressAndClient), revocationHandler({ provider, rateLimit: false }));
     router.get('/.well-known/oauth-authorization-server', (_req, res) => this.serverMetadata(res));
     router.get('/.well-known/oauth-protected-resource/mcp/:slug', (req, res, next) => this.resourceMetadata(req, res).catch(next));
+    router.use(bodyErrors);
     this.handler = router;
   }
 
@@ -62,8 +71,9 @@ export class OAuthRoutes {
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      // Public clients only (PKCE is their proof): no client secret is ever issued, so none is advertised.
+      token_endpoint_auth_methods_supported: ['none'],
+      revocation_endpoint_auth_methods_supported: ['none'],
       scopes_supported: [MCP_SCOPE],
       client_id_metadata_document_supported: true,
       authorization_response_iss_parameter_supported: true,

@@ -152,12 +152,13 @@ export class OAuthRepository {
     return row?.grant_id;
   }
 
-  /** The grant whose token (access or refresh) hashes to `hash`, if any. */
-  async grantOfToken(hash: string): Promise<string | undefined> {
-    const [row] = await select(this.dataSource, OAUTH_GRANT, ['grant_id'],
-      `SELECT grant_id FROM gateway.oauth_grant WHERE refresh_hash = $1
-       UNION ALL SELECT grant_id FROM gateway.credential WHERE secret_hash = $1 AND grant_id IS NOT NULL LIMIT 1`, [hash]);
-    return row?.grant_id;
+  /** The grant (and its client) whose token (access or refresh) hashes to `hash`, if any. */
+  async grantOfToken(hash: string): Promise<Pick<OAuthGrantRow, 'grant_id' | 'client_id'> | undefined> {
+    const [row] = await select(this.dataSource, OAUTH_GRANT, ['grant_id', 'client_id'],
+      `SELECT grant_id, client_id FROM gateway.oauth_grant WHERE grant_id = (
+         SELECT grant_id FROM gateway.oauth_grant WHERE refresh_hash = $1
+         UNION ALL SELECT grant_id FROM gateway.credential WHERE secret_hash = $1 AND grant_id IS NOT NULL LIMIT 1)`, [hash]);
+    return row;
   }
 
   /** Revokes a grant and every access token it issued; `ownerId` limits it to that owner's grants. False: no such live grant. */

@@ -22,6 +22,12 @@ export const LIMITS = {
   authFailuresPerSecret: 10,
   /** Device sign-ins started per client address. */
   signIns: 10,
+  /** OAuth authorization requests per client address. */
+  oauthAuthorize: 30,
+  /** OAuth dynamic client registrations per client address. */
+  oauthRegister: 10,
+  /** OAuth token and revocation requests per client address and client. */
+  oauthToken: 60,
 } as const;
 export type LimitName = keyof typeof LIMITS;
 
@@ -48,7 +54,7 @@ export class RateLimits implements OnModuleInit {
         storeClient: pool, storeType: 'pool', schemaName: GATEWAY, tableName: 'rate_limit', tableCreated: true,
         keyPrefix: name, points: LIMITS[name], duration: 120, clearExpiredByTimeout: name === 'search',
       });
-    this.limiters = { search: make('search'), read: make('read'), list: make('list'), rejected: make('rejected'), authFailures: make('authFailures'), authFailuresPerSecret: make('authFailuresPerSecret'), signIns: make('signIns') };
+    this.limiters = Object.fromEntries((Object.keys(LIMITS) as LimitName[]).map((name) => [name, make(name)])) as Record<LimitName, RateLimiterPostgres>;
   }
 
   /** Counts one hit; refused once the minute's allowance is used up. */

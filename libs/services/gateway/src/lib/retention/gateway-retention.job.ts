@@ -15,7 +15,8 @@ export const SIGN_IN_KEEP_MS = 86_400_000;
  * - a call's replayable answer (result, x402 receipt) is erased 7 days after the call; the operation key and the call
  *   row stay, so a repeat answers IDEMPOTENCY_RESULT_UNAVAILABLE and never buys the work again;
  * - device sign-ins and OAuth authorization requests a day past their expiry are deleted, and so are OAuth access
- *   tokens a day past theirs (a refresh issues new ones; the grant stays until revoked);
+ *   tokens a day past theirs (a refresh issues new ones; the grant stays until revoked) and dynamic client
+ *   registrations a day old that never completed a sign-in;
  * - rate-limit counters past their window are deleted.
  * Nothing here is an event: the ledger's timelines and the event log are untouched.
  */
@@ -31,7 +32,11 @@ export async function pruneGateway(db: Queryable, now = Date.now()): Promise<{ a
   const oauth = await deleteInBatches(db,
     'DELETE FROM gateway.oauth_request WHERE request_id IN (SELECT request_id FROM gateway.oauth_request WHERE expires_at < $1 LIMIT $2)', [ended])
     + await deleteInBatches(db,
-      'DELETE FROM gateway.credential WHERE credential_id IN (SELECT credential_id FROM gateway.credential WHERE grant_id IS NOT NULL AND expires_at < $1 LIMIT $2)', [ended]);
+      'DELETE FROM gateway.credential WHERE credential_id IN (SELECT credential_id FROM gateway.credential WHERE grant_id IS NOT NULL AND expires_at < $1 LIMIT $2)', [ended])
+    // A registration that never completed a sign-in (no grant) is gone a day later: registering costs an attacker nothing.
+    + await deleteInBatches(db,
+      `DELETE FROM gateway.oauth_client WHERE client_id IN (SELECT c.client_id FROM gateway.oauth_client c WHERE c.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM gateway.oauth_grant g WHERE g.client_id = c.client_id) LIMIT $2)`, [ended]);
   const rateLimits = await deleteInBatches(db,
     'DELETE FROM gateway.rate_limit WHERE key IN (SELECT key FROM gateway.rate_limit WHERE expire < $1 LIMIT $2)',
     [now]);
