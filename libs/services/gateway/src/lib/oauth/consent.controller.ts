@@ -60,8 +60,9 @@ as a new agent of yours. It can do what that agent may on that URL, and spend fr
   @Post(':requestId')
   @Header('Cache-Control', 'no-store')
   async decide(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: ConsentDto, @Req() req: Request, @Res() res: Response): Promise<void> {
-    ownerPageHeaders(res);
     const r = await this.repository.request(requestId);
+    // The answer redirects to the client, so its origin is a form target here too.
+    ownerPageHeaders(res, r ? [new URL(r.redirect_uri).origin] : []);
     if (!r) return void res.status(404).type('html').send(page('Sign-in not found', '<p>This sign-in link is not valid.</p>'));
     if (r.expired || r.decided_at) return void res.status(410).type('html').send(page('Sign-in ended', '<p>This sign-in has ended. Start it again from the app.</p>'));
     if (dto.decision === 'deny') {

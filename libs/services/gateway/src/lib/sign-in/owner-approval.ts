@@ -22,7 +22,8 @@ code{font-size:1.4rem;letter-spacing:.1em}label,input,button{display:block;margi
 export function ownerPageHeaders(res: Response, formTargets: readonly string[] = []): void {
   res.setHeader('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action ${["'self'", ...formTargets].join(' ')}; frame-ancestors 'none'; base-uri 'none'`);
   res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+  // same-origin, not no-referrer: the form's POST must keep its Origin (the browser guard checks it).
+  res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('X-Content-Type-Options', 'nosniff');
 }
 
