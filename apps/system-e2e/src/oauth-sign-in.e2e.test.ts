@@ -132,11 +132,11 @@ describe('OAuth sign-in for stock MCP clients (G2, C2)', () => {
     expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/demo", scope="mcp"`);
     expect((await mcpPost('demo', 'tga_not-a-token')).headers.get('www-authenticate')).toContain('error="invalid_token"');
     const prm = await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp/demo`)).json();
-    expect(prm).toMatchObject({ resource: `${base}/mcp/demo`, authorization_servers: [`${base}/`], scopes_supported: ['mcp'] });
+    expect(prm).toMatchObject({ resource: `${base}/mcp/demo`, authorization_servers: [base], scopes_supported: ['mcp'] });
     expect((await fetch(`${base}/.well-known/oauth-protected-resource/mcp/no-such-url`)).status).toBe(404);
     const as = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
     expect(as).toMatchObject({
-      issuer: `${base}/`, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, code_challenge_methods_supported: ['S256'],
+      issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, code_challenge_methods_supported: ['S256'],
       client_id_metadata_document_supported: true, authorization_response_iss_parameter_supported: true,
     });
   });
@@ -150,7 +150,7 @@ describe('OAuth sign-in for stock MCP clients (G2, C2)', () => {
     expect(oauth.authorizationUrl?.searchParams.get('client_id')).toBe(clientId);
     expect(oauth.authorizationUrl?.searchParams.get('resource')).toBe(`${base}/mcp/demo`);
     const back = await consent(oauth.authorizationUrl!, 'approve');
-    expect(back.searchParams.get('iss')).toBe(`${base}/`);
+    expect(back.searchParams.get('iss')).toBe(base);
     await transport.finishAuth(back.searchParams);
     expect(oauth.saved?.access_token).toMatch(/^tga_/);
 
@@ -203,7 +203,7 @@ describe('OAuth sign-in for stock MCP clients (G2, C2)', () => {
   it('a denial answers access_denied with state and iss; a code is redeemed once, and its replay revokes the grant', async () => {
     const oauth = new MemoryOAuthClient(`${app}/callback`, clientId);
     const denied = await manualCode(oauth, 'deny');
-    expect(Object.fromEntries(denied.back.searchParams)).toMatchObject({ error: 'access_denied', state: 'st-1', iss: `${base}/` });
+    expect(Object.fromEntries(denied.back.searchParams)).toMatchObject({ error: 'access_denied', state: 'st-1', iss: base });
 
     const { back, verifier } = await manualCode(oauth);
     const redeem = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, code_verifier: verifier, client_id: clientId, redirect_uri: oauth.redirectUrl, resource: `${base}/mcp/demo` };

@@ -40,6 +40,22 @@ export interface StartOptions {
  * validation, graceful shutdown on SIGTERM/SIGINT (consumers finish, outbox
  * flushes, then connections close).
  */
+/**
+ * Behind a proxy that is not trusted, every client shares the proxy's address, so the per-address limits (failed
+ * credentials, sign-ins, OAuth) become one bucket for everyone: said once, loudly, so the operator sets
+ * GATEWAY_TRUSTED_PROXIES.
+ */
+function warnOfUntrustedProxy(logger: Logger) {
+  let warned = false;
+  return (req: { headers: Record<string, unknown>; socket: { remoteAddress?: string } }, _res: unknown, next: () => void) => {
+    if (!warned && req.headers['x-forwarded-for'] !== undefined) {
+      warned = true;
+      logger.warn({ peer: req.socket.remoteAddress }, 'a request came through a proxy that is not trusted: every client behind it shares one rate-limit address; set GATEWAY_TRUSTED_PROXIES to that proxy');
+    }
+    next();
+  };
+}
+
 export async function startNestApp(options: StartOptions): Promise<{ app: INestApplication; logger: Logger; url: string }> {
   const logger = createLogger(options.service);
   // Before the modules start (their consumers open spans): on only when an OTLP endpoint is configured.
@@ -51,6 +67,7 @@ export async function startNestApp(options: StartOptions): Promise<{ app: INestA
   app.use(traceRequests, timeRequests, refuseUnreadablePath, json({ limit: '256kb' }), urlencoded({ extended: false, limit: '100kb' }), refuseUnparsableBody, refuseUnsafeBody);
   const trusted = (options.trustedProxies ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   app.getHttpAdapter().getInstance().set('trust proxy', trusted.length > 0 ? trusted : false);
+  if (trusted.length === 0) app.use(warnOfUntrustedProxy(logger));
   options.mount?.(app);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.shutdownHooks !== false) app.enableShutdownHooks();

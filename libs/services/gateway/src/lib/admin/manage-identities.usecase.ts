@@ -33,10 +33,10 @@ export class ManageIdentitiesUseCase {
   }
 
   /** A new credential (shown once, stored hashed); `db` lets a caller issue it inside its own transaction. */
-  async issueCredential(agentId: string, db?: Pick<DataSource, 'query'>): Promise<{ credentialId: string; credential: string }> {
+  async issueCredential(agentId: string, db?: Pick<DataSource, 'query'>, slug?: string): Promise<{ credentialId: string; credential: string }> {
     const credentialId = randomUUID();
     const credential = `tg_${randomBytes(32).toString('base64url')}`;
-    if (!(await this.identities.insertCredential(credentialId, agentId, hashCredential(credential), db))) throw new NotFoundException({ code: 'AGENT_NOT_FOUND', message: 'No such agent.' });
+    if (!(await this.identities.insertCredential(credentialId, agentId, hashCredential(credential), db, slug))) throw new NotFoundException({ code: 'AGENT_NOT_FOUND', message: 'No such agent.' });
     return { credentialId, credential };
   }
 

@@ -82,10 +82,12 @@ export class IdentitiesRepository {
   }
 
   /** A credential of an existing agent (its secret's hash only); false when there is no such agent. `db`: the caller's transaction, if any. */
-  async insertCredential(credentialId: string, agentId: string, secretHash: string, db: Pick<DataSource, 'query'> = this.dataSource): Promise<boolean> {
+  /** A credential of an agent; `slug` binds it to that one MCP URL (a device's sign-in), otherwise every URL its agent may use. */
+  async insertCredential(credentialId: string, agentId: string, secretHash: string, db: Pick<DataSource, 'query'> = this.dataSource, slug?: string): Promise<boolean> {
     return returnedRows<unknown>(await db.query(
-      'INSERT INTO gateway.credential (credential_id, agent_id, secret_hash) SELECT $1, agent_id, $3 FROM gateway.agent WHERE agent_id = $2 RETURNING credential_id',
-      [credentialId, agentId, secretHash])).length > 0;
+      `INSERT INTO gateway.credential (credential_id, agent_id, secret_hash, mcp_url_id)
+       SELECT $1, agent_id, $3, (SELECT mcp_url_id FROM gateway.mcp_url WHERE slug = $4) FROM gateway.agent WHERE agent_id = $2 RETURNING credential_id`,
+      [credentialId, agentId, secretHash, slug ?? null])).length > 0;
   }
 
   /** Revokes a credential (once: a second revocation keeps the first time); undefined when there is no such credential. */

@@ -15,7 +15,8 @@ export function answerError(res: Response, error: OAuthError, status = error ins
   res.status(status).json(error.toResponseObject());
 }
 
-const issuerOf = (res: Response) => new URL(String(res.locals['oauthBase'])).href;
+/** The issuer identifier: the base URL exactly as the metadata names it (no trailing slash, RFC 8414 section 3.3). */
+const issuerOf = (res: Response) => String(res.locals['oauthBase']);
 
 /** The redirect URI this request may be answered at: one the client registered (loopback: any port, RFC 8252). */
 function redirectUriOf(client: OAuthClientInformationFull, asked: string | undefined): string | undefined {

@@ -61,7 +61,7 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
     const requestId = randomUUID();
     await this.repository.insertRequest({
       request_id: requestId, client_id: client.client_id, client_name: (client.client_name ?? client.client_id).slice(0, 200), redirect_uri: params.redirectUri,
-      code_challenge: params.codeChallenge, state: params.state ?? null, scopes: MCP_SCOPE, resource: `${base}/mcp/${slug}`, issuer: new URL(base).href,
+      code_challenge: params.codeChallenge, state: params.state ?? null, scopes: MCP_SCOPE, resource: `${base}/mcp/${slug}`, issuer: base,
       mcp_url_id: url.mcp_url_id, expires_at: new Date(Date.now() + REQUEST_TTL_MS),
     });
     res.redirect(302, `${base}/oauth/consent/${requestId}`);

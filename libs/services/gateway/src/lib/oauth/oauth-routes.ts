@@ -63,7 +63,7 @@ export class OAuthRoutes {
     const base = String(res.locals['oauthBase']);
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.json({
-      issuer: new URL(base).href,
+      issuer: base,
       authorization_endpoint: `${base}/authorize`,
       token_endpoint: `${base}/token`,
       registration_endpoint: `${base}/register`,
@@ -90,7 +90,7 @@ export class OAuthRoutes {
     const base = String(res.locals['oauthBase']);
     res.json({
       resource: `${base}/mcp/${slug}`,
-      authorization_servers: [new URL(base).href],
+      authorization_servers: [base],
       scopes_supported: [MCP_SCOPE],
       bearer_methods_supported: ['header'],
       resource_name: `Tollgate /mcp/${slug}`,

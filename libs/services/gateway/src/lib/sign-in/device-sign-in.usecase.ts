@@ -65,7 +65,8 @@ export class DeviceSignInUseCase {
   async poll(requestId: string, pollToken: string): Promise<PollOutcome> {
     const collected = await this.dataSource.transaction(async (tx) => {
       const row = await this.signIns.collect(tx, requestId, hashCredential(pollToken));
-      return row && { ...row, credential: (await this.identities.issueCredential(row.agent_id, tx)).credential };
+      // Bound to the one URL the owner approved, as an OAuth access token is: the device reaches nothing else.
+      return row && { ...row, credential: (await this.identities.issueCredential(row.agent_id, tx, row.slug)).credential };
     });
     if (collected) return { status: 'approved', credential: collected.credential, agentId: collected.agent_id, mcpPath: `/mcp/${collected.slug}` };
     const r = await this.signIns.findForDevice(requestId, hashCredential(pollToken));
