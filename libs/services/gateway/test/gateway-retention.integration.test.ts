@@ -63,8 +63,12 @@ describe('gateway retention', () => {
     await oauth(SIGN_IN_KEEP_MS + 60_000); // its request and token purged (2 rows)
     await oauth(60_000); // kept a day
     await ds.query(`INSERT INTO gateway.rate_limit (key, points, expire) VALUES ('search:a:1', 3, $1), ('search:a:2', 1, $2)`, [Date.now() - 1000, Date.now() + 60_000]);
+    // Registrations: one that never signed in, two days old (pruned); one as old whose sign-in made grant 'c'; one new.
+    const twoDaysAgo = new Date(Date.now() - 2 * SIGN_IN_KEEP_MS);
+    await ds.query(`INSERT INTO gateway.oauth_client (client_id, metadata, created_at) VALUES ('tgc_unused', '{}', $1), ('c', '{}', $1), ('tgc_new', '{}', now())`, [twoDaysAgo]);
 
-    expect(await pruneGateway(ds)).toEqual({ answers: 1, signIns: 1, oauth: 2, rateLimits: 1 });
+    expect(await pruneGateway(ds)).toEqual({ answers: 1, signIns: 1, oauth: 3, rateLimits: 1 });
+    expect((await ds.query('SELECT client_id FROM gateway.oauth_client ORDER BY client_id')).map((r: { client_id: string }) => r.client_id)).toEqual(['c', 'tgc_new']);
 
     const rows: { intent_id: string; result: unknown; expired: boolean; in_life: unknown }[] =
       await ds.query(`SELECT intent_id, result, answer_expired_at IS NOT NULL AS expired, life #> '{held,x402PaymentResponse}' AS in_life FROM gateway.call`);
