@@ -15,7 +15,7 @@ import { Module } from '@nestjs/common';
 import { loadConfig } from '@tollgate/config';
 import { displayAmount } from '@tollgate/contracts';
 import { DiscoveryModule, RegisterProviderUseCase } from '@tollgate/discovery-service';
-import { ExecutionModule } from '@tollgate/execution-service';
+import { ExecutionModule, providerConcurrency } from '@tollgate/execution-service';
 import { DeviceSignInUseCase, gatewayBrowserGuard, GatewayModule, ManageIdentitiesUseCase, mountOAuth, oauthOptions } from '@tollgate/gateway-service';
 import { startNestApp } from '@tollgate/http';
 import { LedgerModule } from '@tollgate/ledger-service';
@@ -81,7 +81,8 @@ async function main(): Promise<void> {
         oauth: oauthOptions(config, config.HOST), searchRanking: config.GATEWAY_SEARCH_RANKING, searchModelDir: config.GATEWAY_SEARCH_MODEL_DIR,
         policyRoot: path.join(dataDir, 'policies') }),
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000, upstreamCredentials }),
-      ExecutionModule.register({ ...base, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS, stallGraceMs: config.EXECUTION_STALL_GRACE_MS, adminToken, upstreamCredentials }),
+      ExecutionModule.register({ ...base, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS, stallGraceMs: config.EXECUTION_STALL_GRACE_MS, adminToken, upstreamCredentials,
+        providerConcurrency: providerConcurrency(config) }),
       PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, ...config.x402Options() }),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
       LedgerModule.register({ ...base, adminToken, lingerMs: config.LEDGER_LINGER_MS }),

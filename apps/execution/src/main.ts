@@ -5,7 +5,7 @@ import { startNestApp } from '@tollgate/http';
 import { EventTransportModule, KafkaTransport } from '@tollgate/messaging';
 import { parseUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { createLogger, HealthModule } from '@tollgate/observability';
-import { ExecutionAppConfig, ExecutionModule } from '@tollgate/execution-service';
+import { ExecutionAppConfig, ExecutionModule, providerConcurrency } from '@tollgate/execution-service';
 
 
 /** Distributed mode: the execution service as its own process, on Kafka and PostgreSQL. */
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
       HealthModule,
       ExecutionModule.register({
         databaseUrl: config.DATABASE_URL, outboxPollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS, stallGraceMs: config.EXECUTION_STALL_GRACE_MS,
+        providerConcurrency: providerConcurrency(config),
         upstreamCredentials: parseUpstreamCredentials(config.UPSTREAM_CREDENTIALS),
         ...(config.EXECUTION_ADMIN_TOKEN ? { adminToken: config.EXECUTION_ADMIN_TOKEN } : {}),
       }),

@@ -5,6 +5,7 @@ import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox/outbox-writer';
 import { type BatchApplier, type EventHandler, InboxConsumer } from './inbox/event-consumer';
 import { DEFAULT_MESSAGING_RETENTION, type MessagingRetention, pruneMessagingTables, scheduleRetention } from './retention/messaging-retention';
+import { drainCommands } from './workflow/call-workflow';
 
 export interface ServiceMessagingOptions {
   service: string;
@@ -84,9 +85,14 @@ export class ServiceMessaging {
       () => pruneMessagingTables(this.options.dataSource, this.options.schema, retention), this.options.logger);
   }
 
+  /**
+   * A graceful stop: no new events are taken, the commands the runner started finish (their results are recorded and
+   * their events written), then the outbox is flushed.
+   */
   async stop(): Promise<void> {
     this.retention?.stop();
     await Promise.all(this.consumers.map((c) => c.stop()));
+    await drainCommands();
     await this.relay.stop();
   }
 

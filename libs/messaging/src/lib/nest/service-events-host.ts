@@ -58,6 +58,8 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
   /** Background work the service runs besides consuming (e.g. a sweeper); started after the consumers. */
   protected async startBackground(): Promise<void> {}
   protected async stopBackground(): Promise<void> {}
+  /** After the consumers stopped, the commands in flight ended and the outbox was flushed (e.g. closing upstream sessions). */
+  protected async afterEventsStopped(): Promise<void> {}
 
   async onApplicationBootstrap(): Promise<void> {
     const s = this.settings;
@@ -89,6 +91,7 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
   async beforeApplicationShutdown(): Promise<void> {
     await this.stopBackground();
     await this.messaging?.stop();
+    await this.afterEventsStopped();
     this.settings.logger.info('events stopped, outbox flushed');
   }
 }

@@ -132,7 +132,12 @@ async function applyWorkflow<R extends StoredLife, C, X, K, O extends CommandRes
   });
   await applyCallInputs(wf, ctx.manager, inputs, {
     within: (cause, fn) => ctx.within(events.get(cause)!, fn),
-    afterCommit: (command) => ctx.afterCommit(() => runCommand(wf, command)),
+    // The consumer hands the command off and goes on with the next events: one call's provider never holds up
+    // another call. It waits only while the process already runs MAX_COMMANDS_IN_FLIGHT (back-pressure).
+    afterCommit: (command) => ctx.afterCommit(() => {
+      void runCommand(wf, command).catch((err) => createLogger(wf.service).error({ err }, 'a command of the call failed after its commit'));
+      return roomForCommands();
+    }),
   });
 }
 
@@ -191,6 +196,22 @@ export function runCommand<R extends StoredLife, C, X, K, O extends CommandResul
 
 /** Commands running after their commit (and feeding their results back), in this process. */
 const running = new Set<Promise<void>>();
+
+/**
+ * The most commands one process runs at once. Past it a consumer stops taking events until one ends — back-pressure
+ * on the broker, not a queue in memory. Each provider's own bound is the execution service's (per provider).
+ */
+export const MAX_COMMANDS_IN_FLIGHT = 2048;
+
+/** Resolves once fewer than MAX_COMMANDS_IN_FLIGHT commands run. */
+export async function roomForCommands(): Promise<void> {
+  while (running.size >= MAX_COMMANDS_IN_FLIGHT) await Promise.race([...running].map((p) => p.catch(() => undefined)));
+}
+
+/** How many commands this process runs now (a health figure). */
+export function commandsInFlight(): number {
+  return running.size;
+}
 
 /** Waits for every command in flight and the results it feeds back, including the commands those decide (a graceful stop). */
 export async function drainCommands(): Promise<void> {

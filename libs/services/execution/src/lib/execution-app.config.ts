@@ -12,6 +12,14 @@ export function WithReconcilerConfig<B extends ConfigBase>(Base: B) {
     @EnvVar({ description: 'How long (ms) past its deadline a dispatched attempt with no result counts as interrupted, and is reconciled by its operation key.' })
     @IsInt() @Min(0) @Max(600_000)
     EXECUTION_STALL_GRACE_MS = 5000;
+
+    @EnvVar({ description: 'How many calls to one provider each execution process runs at once; more wait their turn (in order, until their deadline: then the call is not sent and may fall back to another provider). Other providers are never held up.' })
+    @IsInt() @Min(1) @Max(10_000)
+    EXECUTION_PROVIDER_CONCURRENCY = 64;
+
+    @EnvVar({ description: 'Per-provider exceptions to EXECUTION_PROVIDER_CONCURRENCY: providerId=limit, comma-separated.', example: 'slow-tools=8' })
+    @Matches(/^([A-Za-z0-9._-]+=\d{1,5}(\s*,\s*[A-Za-z0-9._-]+=\d{1,5})*)?$/, { message: 'must be providerId=limit[,providerId=limit...]' })
+    EXECUTION_PROVIDER_CONCURRENCY_OVERRIDES = '';
   }
   return ReconcilerConfig;
 }
@@ -29,4 +37,10 @@ export class ExecutionAppConfig extends WithReconcilerConfig(CommonConfig) {
   @EnvVar({ description: UPSTREAM_CREDENTIALS_DESCRIPTION, secret: true, example: '' })
   @Matches(UPSTREAM_CREDENTIALS_PATTERN, { message: 'must be origin=token[,origin=token...] with tokens of at least 16 characters' })
   UPSTREAM_CREDENTIALS = '';
+}
+
+/** The per-provider bound of concurrent calls, from the two settings above. */
+export function providerConcurrency(c: { EXECUTION_PROVIDER_CONCURRENCY: number; EXECUTION_PROVIDER_CONCURRENCY_OVERRIDES: string }): { default: number; overrides: Record<string, number> } {
+  const pairs = c.EXECUTION_PROVIDER_CONCURRENCY_OVERRIDES.split(',').map((p) => p.trim()).filter(Boolean).map((p) => p.split('=').map((x) => x.trim()) as [string, string]);
+  return { default: c.EXECUTION_PROVIDER_CONCURRENCY, overrides: Object.fromEntries(pairs.map(([id, n]) => [id, Math.max(1, Number(n))])) };
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallCancelRequested, CallRequested, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
-import { drainCommands, EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
 import { HealthRegistry } from '@tollgate/observability';
 import { DispatchWorkflow } from './dispatch-call/dispatch.workflow';
@@ -38,7 +38,10 @@ export class ExecutionEventsHost extends ServiceEventsHost {
   protected override async stopBackground(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
-    await drainCommands();
+  }
+
+  /** The calls in flight have ended (the messaging stop waits for them): their sessions can close. */
+  protected override async afterEventsStopped(): Promise<void> {
     await closeUpstreamSessions();
   }
 

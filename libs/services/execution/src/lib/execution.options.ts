@@ -10,4 +10,6 @@ export interface ExecutionOptions extends ServiceRuntimeOptions {
   adminToken?: string;
   /** Tokens presented to providers, by origin (never on the bus or in the catalog). */
   upstreamCredentials?: UpstreamCredentials;
+  /** Calls to one provider at once, per process (default 64), with per-provider exceptions. */
+  providerConcurrency?: { default: number; overrides: Record<string, number> };
 }

@@ -5,13 +5,15 @@ import { CallProgressed, type ToolBindingDto, type UpstreamResultDto } from '@to
 import { type OutboxWriter } from '@tollgate/messaging';
 import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
-import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
+import { EXECUTION, EXECUTION_OPTIONS, EXECUTION_OUTBOX } from '../execution.constants';
+import { type ExecutionOptions } from '../execution.options';
 import { MAX_RESULT_BYTES, mayFallBack } from './call-policy';
 import { checkResult } from './check-result';
 import {
   type AttemptCommand, type AttemptOutcome, type Dispatch, type ExecutionResult, readBackResource, type ReadBackOutcome, toResult, upstreamTarget,
 } from './dispatch';
 import { PendingCallsRepository } from './pending-calls.repository';
+import { ProviderSlots } from './provider-slots';
 import { type ProgressRelay, relayProgress } from './progress-relay';
 
 export { callAuthority, type CallAuthority, type Dispatch, type ReadBackOutcome, upstreamTarget } from './dispatch';
@@ -19,6 +21,8 @@ export { callAuthority, type CallAuthority, type Dispatch, type ReadBackOutcome,
 const logger = createLogger(EXECUTION);
 /** How long an outcome waits for its progress notices (and the closing one) to be published (a broker that is away costs no more). */
 const PROGRESS_FLUSH_MS = 1_000;
+/** Calls to one provider at once when the options say nothing (EXECUTION_PROVIDER_CONCURRENCY's default). */
+const DEFAULT_PROVIDER_CONCURRENCY = 64;
 
 /**
  * The I/O of one dispatch attempt, run by the workflow runner after that attempt's CallDispatched committed (B4): the
@@ -32,11 +36,17 @@ export class DispatchCallUseCase {
   /** Calls this process is performing now: the stall sweep leaves them alone. */
   readonly inFlight = new Set<string>();
   private readonly pending = new PendingCallsRepository();
+  /** Each provider's bound of calls at once: a slow provider holds up its own calls only. */
+  readonly slots: ProviderSlots;
 
   constructor(
     @InjectDataSource(EXECUTION) private readonly dataSource: DataSource,
     @Inject(EXECUTION_OUTBOX) private readonly outbox: OutboxWriter,
-  ) {}
+    @Inject(EXECUTION_OPTIONS) options: Pick<ExecutionOptions, 'providerConcurrency'> = {},
+  ) {
+    const bound = options.providerConcurrency ?? { default: DEFAULT_PROVIDER_CONCURRENCY, overrides: {} };
+    this.slots = new ProviderSlots((providerId) => bound.overrides[providerId] ?? bound.default);
+  }
 
   /** One attempt's I/O (bounded by the call's deadline; a graceful stop waits for it: `drainCommands`). */
   async perform(c: AttemptCommand): Promise<ExecutionResult> {
@@ -62,10 +72,17 @@ export class DispatchCallUseCase {
   private async attempt(d: Dispatch, attempt: number): Promise<AttemptOutcome> {
     const binding = d.bindings[attempt - 1]!;
     const progress = d.progress ? this.progressOf(d.intentId, attempt) : undefined;
+    let release: (() => void) | undefined;
     try {
       if (!(await this.bindingStillServes(d.toolId, binding))) return { kind: 'withdrawn' };
+      release = await this.slots.acquire(binding.providerId, d.deadlineAt.getTime());
+      if (!release) {
+        logger.warn({ intentId: d.intentId, providerId: binding.providerId, inUse: this.slots.inUse(binding.providerId) }, 'the provider stayed at its concurrency bound until the deadline; the call was not sent');
+        return { kind: 'failed', failure: 'not_sent', detail: 'the provider was busy with other calls until the deadline; the call was not sent' };
+      }
       return await this.callProvider(d, binding, attempt, progress);
     } finally {
+      release?.();
       if (progress) await Promise.race([progress.end(), new Promise((r) => setTimeout(r, PROGRESS_FLUSH_MS).unref())]);
     }
   }
