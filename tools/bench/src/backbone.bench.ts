@@ -1,7 +1,7 @@
 /**
  * Backbone benchmark: paid call_tool calls through the gateway beside direct calls to the same
  * upstream (text-tools word_count, served by the sample providers in their own process), sequentially (1 agent) and
- * with 16 separate agents, plus PostgreSQL statements, commits and CPU per call (pg_stat_statements, pg_stat_database,
+ * with 16 separate agents, a round with a slow upstream (200 ms, 16 agents: `slow-upstream.ts`), plus PostgreSQL statements, commits and CPU per call (pg_stat_statements, pg_stat_database,
  * /proc) once the background work of those calls (settlement, ledger) is done, net of the idle rate. For the sequential
  * round it also prints each stage's mean wait and handler time (the services' own event-age and handle histograms,
  * scraped from /metrics) and each process's CPU per call (the broker's too, when infra/kafka runs here).
@@ -25,6 +25,7 @@ import {
   stageCounters, stageMeans, type Target,
 } from './bench-system';
 import { onDistributed } from './distributed-target';
+import { slowUpstreamRound } from './slow-upstream';
 
 const SEQUENTIAL = 300;
 const CONCURRENT_CALLS = 960;
@@ -94,6 +95,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
       WHERE gap_ms IS NOT NULL GROUP BY type ORDER BY min(occurred_at)`, [sequentialFrom, sequentialTo],
   )).rows.map((r) => ({ fact: r.type, medianGapMs: r.p50 }));
   const criticalPathCommits = await commitsBeforeAnswer(t, sequentialFrom, sequentialTo);
+  const slowUpstream = await slowUpstreamRound(t, agents);
   const soakSeconds = Number(process.env['BENCH_SOAK_S'] ?? 0);
   const soakWindows = soakSeconds > 0 ? await soak(agents, t, soakSeconds) : undefined;
   await Promise.all([...agents, ...directs].map((c) => c.close()));
@@ -101,7 +103,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
     direct, gateway: { sequential, agents16 }, freeCalls: { sequential: free }, idle,
     overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
     costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
-    books, hops, criticalPathCommits, stages, cpuMsPerCallByService, afterBurst, ...(soakWindows ? { soak: soakWindows } : {}),
+    books, hops, criticalPathCommits, stages, cpuMsPerCallByService, afterBurst, slowUpstream, ...(soakWindows ? { soak: soakWindows } : {}),
   };
 }
 
@@ -161,6 +163,7 @@ function report(mode: string, r: Record<string, unknown>): string {
     `${mode} overhead p50 ${String(r['overheadP50Ms'])} ms; throughput gateway/direct (16 agents) ${(g['agents16']!.throughputPerS / d['agents16']!.throughputPerS).toFixed(3)}`,
     `${mode} per paid call (sequential): ${c['sequential']!['statements']} statements, ${c['sequential']!['commits']} commits, ${c['sequential']!['cpuMs']} ms CPU (node ${c['sequential']!['nodeCpuMs']}, postgres ${c['sequential']!['postgresCpuMs']})`,
     `${mode} per paid call (16 agents):  ${c['agents16']!['statements']} statements, ${c['agents16']!['commits']} commits, ${c['agents16']!['cpuMs']} ms CPU (node ${c['agents16']!['nodeCpuMs']}, postgres ${c['agents16']!['postgresCpuMs']})`,
+    `${mode} slow upstream (${(r['slowUpstream'] as { upstreamMs: number }).upstreamMs} ms), 16 agents: direct ${f((r['slowUpstream'] as Record<string, Stats>)['direct']!)} | gateway ${f((r['slowUpstream'] as Record<string, Stats>)['gateway']!)}  (paid calls; budget >= 60/s)`,
     `${mode} books after the run: ${JSON.stringify(r['books'])}`,
     `${mode} free calls (sequential, through the gateway): p50 ${(r['freeCalls'] as { sequential: Stats }).sequential.p50Ms} ms, p99 ${(r['freeCalls'] as { sequential: Stats }).sequential.p99Ms} ms`,
     `${mode} sequential p50 first ${g['sequential']!.p50Ms} ms; right after a burst ${(r['afterBurst'] as Record<string, Stats>)['rightAfter']!.p50Ms} ms; once caught up ${(r['afterBurst'] as Record<string, Stats>)['caughtUp']!.p50Ms} ms`,
