@@ -128,6 +128,8 @@ async function main(): Promise<void> {
   // deployment (or a test) that brings its own review-tickets provider keeps it.
   if (config.DEMO_MONEY) {
     await app.get(RegisterProviderUseCase).execute({ providerId: 'review-tickets', endpoint: `${providers.url}/providers/review-tickets/mcp`, defaults: { category: 'review' } });
+    // The demo's metered tool: summarize_text, priced per 100 characters read (held at its maximum, charged by use).
+    await app.get(RegisterProviderUseCase).execute({ providerId: 'summaries', endpoint: `${providers.url}/providers/summaries/mcp`, defaults: { category: 'text' } });
   }
 
   const identities = previous ?? (await seedDemo(app.get(ManageIdentitiesUseCase), app.get(DeviceSignInUseCase), url, adminToken));
@@ -136,7 +138,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nTollgate is running (embedded mode).\n  MCP URL:        ${url}/mcp/demo  (every tool listed)\n  Search MCP URL: ${url}/mcp/demo-search  (search_tools / get_tool / call_tool)\n`
     + `  Credential:     ${demo.credential}\n`
-    + (demo.financeToken ? `  Wallet:         ${usdc(DEMO_DEPOSIT_MINOR)}; reverse_text costs ${usdc(DEMO_PRICE_MINOR)}, create_review_ticket ${usdc(DEMO_WRITE_PRICE_MINOR)}, the other tools are free\n` : '')
+    + (demo.financeToken ? `  Wallet:         ${usdc(DEMO_DEPOSIT_MINOR)}; reverse_text costs ${usdc(DEMO_PRICE_MINOR)}, create_review_ticket ${usdc(DEMO_WRITE_PRICE_MINOR)}, summarize_text 0.001 USDC per 100 characters read (0.10 held); the other tools are free\n` : '')
     + `  Console:        ${url}/console${demo.financeToken ? `  (finance token: ${demo.financeToken})` : ''}\n`
     + (demo.operatorToken ? `  Operator token: ${demo.operatorToken}  (console and tollgate-ops: also operation keys and signed payments)\n` : '')
     + `  Ledger:         ${url}/calls/<intentId>\n  Written to:     ${demoPath}\n\n`,

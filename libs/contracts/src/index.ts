@@ -10,3 +10,4 @@ export * from './lib/errors/agent-error';
 export * from './lib/http/device-sign-in';
 export * from './lib/service-events';
 export * from './lib/json-schema';
+export * from './lib/metered-price';

@@ -1,3 +1,4 @@
+import { periodStart } from './spend-policy';
 /**
  * Spend and velocity are counted, not scanned: each hold adds to a few counters (per agent: spend per
  * day / week / month and asset, calls and spend per UTC minute and asset, free calls per day and tool), so deciding a
@@ -26,4 +27,12 @@ export function minuteStart(now: Date): Date {
 export function slidingMinute(current: bigint, previous: bigint, now: Date): bigint {
   const into = BigInt(now.getTime() % 60_000);
   return current + (previous * (60_000n - into)) / 60_000n;
+}
+
+/** The spend buckets a hold placed at `at` counts `amount` in: spend per day, week and month, and the minute's velocity. */
+export function spendBuckets(asset: string, amount: bigint, at: Date): (CounterKey & { amount: bigint })[] {
+  return [
+    { kind: 'day', bucket: periodStart('day', at), key: asset, amount }, { kind: 'week', bucket: periodStart('week', at), key: asset, amount },
+    { kind: 'month', bucket: periodStart('month', at), key: asset, amount }, { kind: 'minute', bucket: minuteStart(at), key: asset, amount },
+  ];
 }

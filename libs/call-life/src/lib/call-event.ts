@@ -9,6 +9,26 @@ export interface Amount {
   asset: string;
 }
 
+/**
+ * A metered price (the call's `price` is then its maximum, what is held): so much per unit of work the provider
+ * names, at least `minimumMinor` when given. Integer minor units as decimal strings.
+ */
+export interface MeteredPrice {
+  unit: string;
+  unitPriceMinor: string;
+  minimumMinor?: string;
+}
+
+/**
+ * What the provider reported it used, as execution read it from the result: a whole number of units of the price's
+ * unit, or why no usable report came (`missing`, `malformed`, `negative`, `wrong_unit`).
+ */
+export interface UsageReport {
+  unit?: string;
+  units?: string;
+  problem?: 'missing' | 'malformed' | 'negative' | 'wrong_unit';
+}
+
 export interface CallRequestedFact {
   intentId: string;
   ownerId: string;
@@ -23,6 +43,8 @@ export interface CallRequestedFact {
   x402Payment?: Record<string, unknown>;
   /** The agent asked to hear the provider's progress. */
   progress?: boolean;
+  /** The tool is priced by use: `price` is the most the call may cost. */
+  metered?: MeteredPrice;
 }
 
 export interface PaymentHeldFact {
@@ -32,6 +54,8 @@ export interface PaymentHeldFact {
   amount: Amount;
   free?: boolean;
   x402PaymentResponse?: Record<string, unknown>;
+  /** Priced by use: `amount` is the maximum. */
+  metered?: MeteredPrice;
 }
 
 export interface PaymentRejectedFact {
@@ -75,6 +99,8 @@ export interface ResultReceivedFact {
   classification: string;
   resultDigest: string;
   result: UpstreamResult;
+  /** A metered call: what the provider reported it used. */
+  usage?: UsageReport;
 }
 
 export interface OutcomeUnknownFact {
@@ -90,6 +116,8 @@ export interface EffectConfirmedFact {
   attempt: number;
   method: string;
   providerId?: string;
+  /** A metered call: the usage the confirmed result reported. */
+  usage?: UsageReport;
 }
 
 export interface EffectRejectedFact {
@@ -110,6 +138,9 @@ export interface CallSettledFact {
   ownerId?: string;
   fee?: Amount;
   providerNet?: Amount;
+  /** A metered call: the rest of the hold, given back, and how the charge was computed. */
+  released?: Amount;
+  usage?: MeteredPrice & { units?: string; flag?: string };
 }
 
 export interface CallRefundedFact {

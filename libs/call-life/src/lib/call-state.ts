@@ -1,4 +1,4 @@
-import { type Amount, type CallEvent, type CallRequestedFact, type PaymentRejectedFact, type UpstreamResult } from './call-event';
+import { type Amount, type CallEvent, type CallRequestedFact, type MeteredPrice, type PaymentRejectedFact, type UpstreamResult, type UsageReport } from './call-event';
 
 /** What the model keeps of the request: its facts, without the arguments (kept by the services that need them). */
 export type RequestFacts = Omit<CallRequestedFact, 'intentId' | 'x402Payment'> & {
@@ -13,6 +13,8 @@ export interface HoldFacts {
   /** One of the tool's daily free calls: nothing is held. */
   free: boolean;
   x402PaymentResponse?: Record<string, unknown>;
+  /** Priced by use: `amount` is the maximum (the services that never read the request learn it here). */
+  metered?: MeteredPrice;
 }
 
 /** Payment's refusal, as PaymentRejected carries it (`final`: the refusal stands for the operation key, never run again). */
@@ -25,6 +27,8 @@ export interface ResultFacts {
   classification: string;
   resultDigest: string;
   isError: boolean;
+  /** A metered call: the provider's report of what it used. */
+  usage?: UsageReport;
 }
 
 /** The facts of one dispatch attempt, each recorded at most once. */
@@ -32,7 +36,8 @@ export interface AttemptFacts {
   dispatched?: { providerId: string; bindingId?: string; upstreamToolName?: string };
   result?: ResultFacts;
   unknown?: { providerId: string; reason: string; detail: string };
-  confirmed?: { method: string; providerId?: string };
+  /** `usage`: a metered call's usage, as confirmed with the effect (for the services that never read the result). */
+  confirmed?: { method: string; providerId?: string; usage?: UsageReport };
   /** `requiredCapabilities`: the provider refused for want of client capabilities (-32021) — which ones. */
   rejected?: { code: string; reason: string; requiredCapabilities?: Record<string, unknown> };
 }
@@ -111,13 +116,13 @@ export function evolve(state: CallState, event: CallEvent): CallState {
       const request = defined<RequestFacts>({
         ownerId: p.ownerId, agentId: p.agentId, mcpUrlId: p.mcpUrlId, toolId: p.toolId, toolName: p.toolName, price: amountOf(p.price),
         operationKey: p.operationKey, deadlineAt: p.deadlineAt, freeCallsPerDay: p.freeCallsPerDay, x402: p.x402Payment !== undefined ? true : undefined,
-        progress: p.progress === true ? true : undefined,
+        progress: p.progress === true ? true : undefined, metered: meteredOf(p.metered),
       });
       return { ...state, request: join(state.request, request) };
     }
     case 'PaymentHeld': {
       const p = event.payload;
-      const held = defined<HoldFacts>({ holdId: p.holdId, ownerId: p.ownerId, amount: amountOf(p.amount), free: p.free === true, x402PaymentResponse: p.x402PaymentResponse });
+      const held = defined<HoldFacts>({ holdId: p.holdId, ownerId: p.ownerId, amount: amountOf(p.amount), free: p.free === true, x402PaymentResponse: p.x402PaymentResponse, metered: meteredOf(p.metered) });
       return { ...state, held: join(state.held, held) };
     }
     case 'PaymentRejected': {
@@ -134,14 +139,17 @@ export function evolve(state: CallState, event: CallEvent): CallState {
     }
     case 'ResultReceived': {
       const p = event.payload;
-      return withAttempt(state, p.attempt, 'result', { providerId: p.providerId, outcome: p.outcome, classification: p.classification, resultDigest: p.resultDigest, isError: isErrorResult(p.result) });
+      return withAttempt(state, p.attempt, 'result', {
+        providerId: p.providerId, outcome: p.outcome, classification: p.classification, resultDigest: p.resultDigest, isError: isErrorResult(p.result),
+        usage: usageOf(p.usage),
+      });
     }
     case 'OutcomeUnknown': {
       const p = event.payload;
       return withAttempt(state, p.attempt, 'unknown', { providerId: p.providerId, reason: p.reason, detail: p.detail });
     }
     case 'EffectConfirmed':
-      return withAttempt(state, event.payload.attempt, 'confirmed', { method: event.payload.method, providerId: event.payload.providerId });
+      return withAttempt(state, event.payload.attempt, 'confirmed', { method: event.payload.method, providerId: event.payload.providerId, usage: usageOf(event.payload.usage) });
     case 'EffectRejected':
       return withAttempt(state, event.payload.attempt, 'rejected', { code: event.payload.code, reason: event.payload.reason, requiredCapabilities: event.payload.requiredCapabilities });
     case 'CallSettled': {
@@ -161,6 +169,14 @@ export function foldCall(intentId: string, events: Iterable<CallEvent>, from: Ca
   let state = from;
   for (const e of events) state = evolve(state, e);
   return state;
+}
+
+function meteredOf(m: MeteredPrice | undefined): MeteredPrice | undefined {
+  return m && defined<MeteredPrice>({ unit: m.unit, unitPriceMinor: m.unitPriceMinor, minimumMinor: m.minimumMinor });
+}
+
+function usageOf(u: UsageReport | undefined): UsageReport | undefined {
+  return u && defined<UsageReport>({ unit: u.unit, units: u.units, problem: u.problem });
 }
 
 function amountOf(a: Amount): Amount {

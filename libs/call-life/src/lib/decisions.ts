@@ -167,6 +167,8 @@ export interface ReceiptFacts {
   fellBack: boolean;
   heldMinor: bigint;
   chargedMinor: bigint;
+  /** A metered call: its unit, unit price and minimum, and the units the confirmed attempt reported. */
+  usage?: { unit: string; unitPriceMinor: string; minimumMinor?: string; units?: string };
 }
 
 /** The receipt the agent sees, in minor units (the gateway adds asset and display). */
@@ -182,8 +184,17 @@ export function receiptOf(state: CallState): ReceiptFacts {
     attempts,
     fellBack: isConfirmed(state) && attempts > 1,
     heldMinor: receiptStatus === 'VERIFYING' ? amount : 0n,
-    chargedMinor: receiptStatus === 'SETTLED' ? amount : 0n,
+    // What settlement captured: the hold at a fixed price, the metered charge (≤ the hold) otherwise.
+    chargedMinor: state.settled ? BigInt(state.settled.amount.amountMinor) : 0n,
+    ...(state.request?.metered ? { usage: usageOf(state, state.request.metered) } : {}),
   };
+}
+
+/** A metered call's price and the units its answering attempt reported (none while unknown or unusable). */
+function usageOf(state: CallState, price: NonNullable<NonNullable<CallState['request']>['metered']>): NonNullable<ReceiptFacts['usage']> {
+  const r = resultAttempt(state);
+  const usage = r === undefined ? undefined : state.attempts[String(r)]?.result?.usage;
+  return { ...price, ...(usage?.units !== undefined && !usage.problem ? { units: usage.units } : {}) };
 }
 
 /** How the gateway answers a repeat of a known operation key with the same request (B5). */

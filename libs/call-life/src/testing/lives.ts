@@ -28,12 +28,35 @@ interface LifeShape {
   branch: LifeBranch;
   final: boolean;
   operationKey?: string;
+  /** Priced by use: the price (its maximum is `priceMinor`) and what the provider reports. */
+  metered?: MeteredShape;
 }
+
+interface MeteredShape {
+  unitPriceMinor: number;
+  minimumMinor: number;
+  report: { units: number } | { problem: 'missing' | 'malformed' | 'negative' | 'wrong_unit' };
+}
+
+/**
+ * What a metered call must be charged, written out here apart from the model's `meteredCharge`: with a usable report
+ * min(max(units × unit price, minimum), hold), otherwise min(minimum, hold). The lives' CallSettled carries it.
+ */
+export function expectedCharge(hold: bigint, m: MeteredShape): bigint {
+  const min = BigInt(m.minimumMinor);
+  const wanted = 'units' in m.report ? BigInt(m.report.units) * BigInt(m.unitPriceMinor) : min;
+  const floor = wanted < min ? min : wanted;
+  return floor < hold ? floor : hold;
+}
+
+const priceOf = (m: MeteredShape) => ({ unit: 'row', unitPriceMinor: String(m.unitPriceMinor), ...(m.minimumMinor > 0 ? { minimumMinor: String(m.minimumMinor) } : {}) });
+const usageOf = (m: MeteredShape) => ('units' in m.report ? { unit: 'row', units: String(m.report.units) } : { problem: m.report.problem });
 
 function request(s: LifeShape): CallEvent {
   return callEvent('CallRequested', {
     intentId: s.intentId, ownerId: 'owner-1', agentId: 'agent-1', mcpUrlId: 'url-1', toolId: 'tool-1', toolName: 'reverse_text',
     price: { amountMinor: String(s.priceMinor), asset: 'USDC' }, deadlineAt: '2026-12-04T10:00:00.000Z', ...(s.operationKey ? { operationKey: s.operationKey } : {}),
+    ...(s.metered ? { metered: priceOf(s.metered) } : {}),
   });
 }
 
@@ -42,6 +65,7 @@ function result(s: LifeShape, attempt: number, outcome: 'success' | 'provider_er
   return callEvent('ResultReceived', {
     intentId: s.intentId, attempt, providerId: `provider-${attempt}`, outcome, classification: outcome === 'success' ? 'ok' : outcome, resultDigest: DIGEST,
     result: { content: [{ type: 'text', text: outcome }], ...(isError ? { isError: true } : {}) },
+    ...(s.metered && outcome === 'success' ? { usage: usageOf(s.metered) } : {}),
   });
 }
 
@@ -62,7 +86,7 @@ function execution(s: LifeShape): CallEvent[] {
   const unknown = callEvent('OutcomeUnknown', { intentId: i, attempt: last, providerId: `provider-${last}`, reason: 'response_lost', detail: 'socket closed' });
   const rejected = callEvent('EffectRejected', { intentId: i, attempt: last, code: 'PROVIDER_CONTRACT_VIOLATION', reason: 'output does not match its schema' });
   switch (s.branch) {
-    case 'confirmed': return [...events, result(s, last, 'success'), callEvent('EffectConfirmed', { intentId: i, attempt: last, method: 'output_contract', providerId: `provider-${last}` })];
+    case 'confirmed': return [...events, result(s, last, 'success'), callEvent('EffectConfirmed', { intentId: i, attempt: last, method: 'output_contract', providerId: `provider-${last}`, ...(s.metered ? { usage: usageOf(s.metered) } : {}) })];
     case 'rejected': return [...events, result(s, last, 'contract_violation'), rejected];
     case 'unknown_then_confirmed': return [...events, unknown, result(s, last, 'success'), callEvent('EffectConfirmed', { intentId: i, attempt: last, method: 'reconciliation', providerId: `provider-${last}` })];
     default: return [...events, unknown, rejected];
@@ -78,12 +102,14 @@ export function lifeOf(s: LifeShape): GeneratedLife {
     return { intentId: i, events: [requested, refused], terminal: 'payment_rejected', branch: s.branch, attempts: 0 };
   }
   const amount = { amountMinor: s.free ? '0' : String(s.priceMinor), asset: 'USDC' };
-  const held = callEvent('PaymentHeld', { intentId: i, holdId: s.holdId, ownerId: 'owner-1', amount, ...(s.free ? { free: true } : {}) });
+  const held = callEvent('PaymentHeld', { intentId: i, holdId: s.holdId, ownerId: 'owner-1', amount, ...(s.free ? { free: true } : {}), ...(s.metered ? { metered: priceOf(s.metered) } : {}) });
+  const charge = s.metered ? expectedCharge(BigInt(amount.amountMinor), s.metered) : BigInt(amount.amountMinor);
+  const meteredEnd = s.metered ? { released: { amountMinor: String(BigInt(amount.amountMinor) - charge), asset: 'USDC' } } : {};
   const executed = execution(s);
   const confirmed = s.branch === 'confirmed' || s.branch === 'unknown_then_confirmed';
   const last = s.branch === 'refused_before_dispatch' || s.branch === 'cancelled_before_dispatch' ? 0 : s.fallbacks + 1;
   const ending = confirmed
-    ? callEvent('CallSettled', { intentId: i, holdId: s.holdId, providerId: `provider-${last}`, amount, ownerId: 'owner-1' })
+    ? callEvent('CallSettled', { intentId: i, holdId: s.holdId, providerId: `provider-${last}`, amount: { amountMinor: String(charge), asset: 'USDC' }, ownerId: 'owner-1', ...meteredEnd })
     : callEvent('CallRefunded', { intentId: i, holdId: s.holdId, amount, reason: 'effect rejected', ownerId: 'owner-1' });
   return { intentId: i, events: [requested, held, ...executed, ending], terminal: confirmed ? 'settled' : 'refunded', branch: s.branch, attempts: last };
 }
@@ -94,7 +120,16 @@ export function arbitraryLife(branches: readonly LifeBranch[] = BRANCHES): fc.Ar
     intentId: fc.uuid(), holdId: fc.uuid(), priceMinor: fc.integer({ min: 0, max: 1_000_000 }), free: fc.boolean(),
     fallbacks: fc.integer({ min: 0, max: 2 }), branch: fc.constantFrom(...branches), final: fc.boolean(),
     operationKey: fc.option(fc.stringMatching(/^[a-z0-9-]{1,20}$/), { nil: undefined }),
+    metered: fc.option(arbitraryMetered(), { nil: undefined }),
   }).map(lifeOf);
+}
+
+/** A metered price and a report: usable (0 to past any hold) or not. */
+function arbitraryMetered(): fc.Arbitrary<MeteredShape> {
+  return fc.record({
+    unitPriceMinor: fc.integer({ min: 0, max: 5_000 }), minimumMinor: fc.integer({ min: 0, max: 1_000_000 }),
+    report: fc.oneof(fc.record({ units: fc.integer({ min: 0, max: 2_000_000 }) }), fc.record({ problem: fc.constantFrom('missing' as const, 'malformed' as const, 'negative' as const, 'wrong_unit' as const) })),
+  });
 }
 
 /** The same events in another order, some delivered twice (what a consumer of several topics sees). */

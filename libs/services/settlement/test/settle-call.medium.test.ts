@@ -48,6 +48,9 @@ describe('settlement on the call-life model (medium tier)', () => {
   };
   const emitted = async (intentId: string, topic: string): Promise<Record<string, unknown>[]> =>
     (await ds.query(`SELECT envelope->'payload' AS p FROM settlement.outbox_event WHERE topic = $1 AND key = $2`, [topic, intentId])).map((r: { p: Record<string, unknown> }) => r.p);
+  /** What settlement's half of the capture took out of clearing for the call. */
+  const settledGross = async (intentId: string): Promise<string | undefined> =>
+    (await ds.query(`SELECT (-e.amount)::text AS g FROM settlement.entry e JOIN settlement.posting p USING (posting_id) WHERE p.intent_id = $1 AND e.account = 'platform:clearing'`, [intentId]))[0]?.g;
   const payableOf = async (intentId: string) =>
     (await ds.query(`SELECT account FROM settlement.entry e JOIN settlement.posting p USING (posting_id) WHERE p.intent_id = $1 AND account LIKE 'provider:%'`, [intentId]))[0]?.account;
 
@@ -68,6 +71,10 @@ describe('settlement on the call-life model (medium tier)', () => {
       const refunded = await emitted(life.intentId, 'settlement.call.refunded.v1');
       if (life.terminal === 'settled') {
         expect({ settled: settled.length, refunded: refunded.length, provider: settled[0]?.['providerId'] }).toEqual({ settled: 1, refunded: 0, provider: `provider-${life.attempts}` });
+        // The charge the route carries (a metered call's by its usage, never past the hold), and the rest released.
+        const routed = life.events.find((e) => e.type === 'CallSettled')!.payload as { amount: unknown; released?: unknown };
+        expect({ amount: settled[0]!['amount'], released: settled[0]!['released'] }).toEqual({ amount: routed.amount, released: routed.released });
+        expect((await settledGross(life.intentId)) ?? '0').toBe((routed.amount as { amountMinor: string }).amountMinor);
       } else {
         expect({ settled: settled.length, refunded: refunded.length }).toEqual({ settled: 0, refunded: 1 });
         expect(refunded[0]).toMatchObject({ holdId: expect.any(String), reason: expect.stringMatching(/^[A-Z_]+$/) });

@@ -11,6 +11,7 @@ import { ConformanceFixtures } from './conformance-fixtures.server';
 import { MutableToolsProvider } from './mutable-tools.server';
 import { createBulkyToolsServer, createCycleToolsServer, createOversizedToolsServer, createPagedToolsServer } from './paging.servers';
 import { createOddToolsServer, createSlowToolsServer, FlakyProviders, ReviewTicketsProvider } from './call-life.servers';
+import { createMeteredToolsServer } from './metered-tools.server';
 import { createTextToolsServer } from './text-tools.server';
 import { SAMPLE_PROVIDERS_OPTIONS, type SampleProvidersOptions } from './sample-providers.options';
 
@@ -29,6 +30,8 @@ const STATELESS: Record<string, McpServerFactory> = {
   'flaky-a': () => flaky.createServer('flaky-a'),
   'flaky-b': () => flaky.createServer('flaky-b'),
   'odd-tools': createOddToolsServer,
+  summaries: () => createMeteredToolsServer({ fixtures: false }),
+  'metered-fixtures': () => createMeteredToolsServer({ fixtures: true }),
 };
 
 /**

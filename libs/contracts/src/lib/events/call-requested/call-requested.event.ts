@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsHexadecimal, IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUUID, Length, Min, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
+import { MeteredPriceDto } from '../../metered-price';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
 
@@ -38,6 +39,8 @@ export class CallRequestedPayload {
   @IsOptional() @IsObject() x402Payment?: Record<string, unknown>;
   /** Additive: the agent asked to hear the provider's progress (`_meta.progressToken`); execution relays it as CallProgressed. */
   @IsOptional() @IsBoolean() progress?: boolean;
+  /** Additive: the tool is priced by use; `price` is then the most the call may cost (what is held). */
+  @IsOptional() @ValidateNested() @Type(() => MeteredPriceDto) metered?: MeteredPriceDto;
 }
 
 export const CallRequested = defineEvent({

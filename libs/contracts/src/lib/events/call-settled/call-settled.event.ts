@@ -1,10 +1,11 @@
 import { Type } from 'class-transformer';
 import { IsOptional, IsString, IsUUID, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
+import { SettledUsageDto } from '../../metered-price';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
 
-/** The verification window closed; the hold was captured for the provider. */
+/** The verification window closed; the hold was captured for the provider (a metered call's charge; the rest released). */
 export class CallSettledPayload {
   @IsUUID() intentId!: string;
   @IsUUID() holdId!: string;
@@ -14,6 +15,9 @@ export class CallSettledPayload {
   @IsOptional() @IsString() @MinLength(1) ownerId?: string;
   @IsOptional() @ValidateNested() @Type(() => MoneyDto) fee?: MoneyDto;
   @IsOptional() @ValidateNested() @Type(() => MoneyDto) providerNet?: MoneyDto;
+  /** Additive: a metered call — `amount` is the charge (≤ the hold), `released` the rest of the hold, given back. */
+  @IsOptional() @ValidateNested() @Type(() => MoneyDto) released?: MoneyDto;
+  @IsOptional() @ValidateNested() @Type(() => SettledUsageDto) usage?: SettledUsageDto;
 }
 
 export const CallSettled = defineEvent({

@@ -4,6 +4,7 @@ import {
   ValidateIf, ValidateNested,
 } from 'class-validator';
 import { defineEvent } from '../../event-definition';
+import { MeteredPriceDto } from '../../metered-price';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
 
@@ -94,6 +95,8 @@ export class CatalogToolChangedPayload {
   @IsString() @MinLength(1) @MaxLength(32) tier!: string;
   /** Price per call in integer minor units; `0` is a free tool. */
   @ValidateNested() @Type(() => MoneyDto) price!: MoneyDto;
+  /** Additive: priced by use — so much per unit, at least a minimum; `price` is then the most one call may cost. */
+  @IsOptional() @ValidateNested() @Type(() => MeteredPriceDto) metered?: MeteredPriceDto;
   /** Decimal places of the asset, for display only (USDC: 6). */
   @IsInt() @Min(0) assetDecimals!: number;
   /** Calls per agent per UTC day that cost nothing; null when the tool has no free quota. */

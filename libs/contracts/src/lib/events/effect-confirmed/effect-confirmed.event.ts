@@ -1,5 +1,7 @@
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Min, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
+import { UsageReportDto } from '../../metered-price';
 import { Topics } from '../../topics';
 
 export const CONFIRMATION_METHODS = ['output_contract', 'read_back', 'reconciliation'] as const;
@@ -19,6 +21,8 @@ export class EffectConfirmedPayload {
    * absent only on events recorded before it existed.
    */
   @IsOptional() @IsString() @Length(1, 200) providerId?: string;
+  /** Additive: a metered call — the usage the confirmed result reported, which its charge is computed from. */
+  @IsOptional() @ValidateNested() @Type(() => UsageReportDto) usage?: UsageReportDto;
 }
 
 export const EffectConfirmed = defineEvent({

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsObject, IsOptional, IsString, IsUUID, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
+import { MeteredPriceDto } from '../../metered-price';
 import { MoneyDto } from '../../money';
 import { Topics } from '../../topics';
 
@@ -14,6 +15,8 @@ export class PaymentHeldPayload {
   @IsOptional() @IsBoolean() free?: boolean;
   /** Additive: the x402 payment that funded this hold was verified and settled (the agent's `x402/payment-response`). */
   @IsOptional() @IsObject() x402PaymentResponse?: Record<string, unknown>;
+  /** Additive: the call is priced by use — `amount` is its maximum; settlement charges by the confirmed usage. */
+  @IsOptional() @ValidateNested() @Type(() => MeteredPriceDto) metered?: MeteredPriceDto;
 }
 
 export const PaymentHeld = defineEvent({

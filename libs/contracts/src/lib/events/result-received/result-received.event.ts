@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsHexadecimal, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Min, MinLength, ValidateNested } from 'class-validator';
 import { defineEvent } from '../../event-definition';
+import { UsageReportDto } from '../../metered-price';
 import { Topics } from '../../topics';
 
 export const CALL_OUTCOMES = ['success', 'provider_error', 'contract_violation'] as const;
@@ -24,6 +25,8 @@ export class ResultReceivedPayload {
   /** sha256 (hex) of the canonical JSON of `result`. */
   @IsHexadecimal() @Length(64, 64) resultDigest!: string;
   @ValidateNested() @Type(() => UpstreamResultDto) result!: UpstreamResultDto;
+  /** Additive: a metered call's usage as the provider reported it (read from the result's `_meta["tollgate/usage"]`). */
+  @IsOptional() @ValidateNested() @Type(() => UsageReportDto) usage?: UsageReportDto;
 }
 
 export const ResultReceived = defineEvent({

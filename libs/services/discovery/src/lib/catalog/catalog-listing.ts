@@ -1,4 +1,5 @@
 import { type CatalogToolChangedPayload, decimalsOf, money, type ToolBindingDto } from '@tollgate/contracts';
+import { checkMetered, type MeteredListing } from './metered-listing';
 
 /**
  * How a catalog tool is listed: category, tags, summary, price and the rest.
@@ -24,6 +25,8 @@ export interface Listing {
    * tools/list no longer says (`forbidden`: never at once, even where a 2025-era provider lists `optional`).
    */
   taskSupport?: 'optional' | 'required' | 'forbidden';
+  /** Priced by use (the maximum is what a call holds); `null`: back to the fixed price. */
+  metered?: MeteredListing | null;
 }
 
 
@@ -34,7 +37,11 @@ export interface Listing {
 export function sanitizeListing(raw: unknown): Listing {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
   const r = raw as Record<string, unknown>;
+  // A price the provider got wrong is never guessed at (a bad metered price must not become a fixed one at its
+  // maximum): the provider's whole listing is refused; its registration defaults and the admin's overrides still apply.
+  if (listingRefusal(r)) return {};
   const out: Listing = {};
+  if (r['metered'] !== undefined) out.metered = r['metered'] === null ? null : (checkMetered(r['metered']) as { metered: MeteredListing }).metered;
   const str = (v: unknown, max: number) => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : undefined);
   const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length <= 64) && v.length <= 32 ? (v as string[]) : undefined);
   const category = str(r['category'], 64)?.toLowerCase();
@@ -63,6 +70,14 @@ export function sanitizeListing(raw: unknown): Listing {
   if (rb === null) out.readBack = null;
   else if (readBackOf(rb, strings)) out.readBack = readBackOf(rb, strings);
   return out;
+}
+
+/** Why a provider's listing is refused as a whole (its metered price is malformed), naming the field; else undefined. */
+export function listingRefusal(raw: unknown): string | undefined {
+  const metered = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['metered'] : undefined;
+  if (metered === undefined || metered === null) return undefined;
+  const checked = checkMetered(metered);
+  return checked.ok ? undefined : checked.problem;
 }
 
 /** Examples with an arguments object (and a title, at most 500 characters). */
@@ -193,7 +208,9 @@ export function catalogEventOf(t: ToolState): CatalogToolChangedPayload {
     ...(l.deprecation ? { deprecation: l.deprecation } : {}),
     notReviewed: !t.reviewed,
     tier: l.tier ?? 'standard',
-    price: money(BigInt(l.priceMinor ?? '0'), asset),
+    // A metered tool's price is the most one call may cost: what is held.
+    price: money(BigInt(l.metered?.maximumMinor ?? l.priceMinor ?? '0'), asset),
+    ...(l.metered ? { metered: { unit: l.metered.unit, unitPriceMinor: l.metered.unitPriceMinor, ...(l.metered.minimumMinor ? { minimumMinor: l.metered.minimumMinor } : {}) } } : {}),
     assetDecimals: decimalsOf(asset),
     ...(typeof l.freeCallsPerDay === 'number' ? { freeCallsPerDay: l.freeCallsPerDay } : {}),
     ...(current.annotations ? { annotations: current.annotations } : {}),

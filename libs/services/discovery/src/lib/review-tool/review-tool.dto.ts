@@ -29,6 +29,11 @@ export class UpdateToolDto {
   @ApiPropertyOptional({ type: DeprecationDto }) @IsOptional() @ValidateNested() @Type(() => DeprecationDto) deprecation?: DeprecationDto;
   /** Whether a task-declaring agent gets a task at once (`required`: only as a task; `forbidden`: never at once). */
   @ApiPropertyOptional({ enum: ['optional', 'required', 'forbidden'] }) @IsOptional() @IsIn(['optional', 'required', 'forbidden']) taskSupport?: 'optional' | 'required' | 'forbidden';
+  /**
+   * Priced by use: `{ unit, unitPriceMinor, minimumMinor?, maximumMinor }` (minor units as strings); the maximum is
+   * what a call holds. `null` goes back to the provider's (or the fixed) price. Checked by `checkMetered`.
+   */
+  @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsObject() metered?: Record<string, unknown> | null;
   /** Marks the tool reviewed (drops `notReviewed`). */
   @ApiPropertyOptional() @IsOptional() @IsBoolean() reviewed?: boolean;
 }

@@ -1,7 +1,8 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { type CatalogToolChangedPayload } from '@tollgate/contracts';
+import { checkMetered } from '../catalog/metered-listing';
 import { PublishToolService } from '../catalog/publish-tool.service';
 import { DISCOVERY } from '../discovery.constants';
 import { type UpdateToolDto } from './review-tool.dto';
@@ -39,6 +40,12 @@ export class ReviewToolUseCase {
 
   async update(toolId: string, dto: UpdateToolDto): Promise<CatalogToolChangedPayload> {
     const { reviewed, ...overrides } = dto;
+    if (overrides.metered) {
+      const checked = checkMetered(overrides.metered);
+      // The whole change is refused (nothing else changes), naming the field.
+      if (!checked.ok) throw new BadRequestException({ code: 'LISTING_INVALID', message: checked.problem });
+      overrides.metered = { ...checked.metered };
+    }
     return this.dataSource.transaction(async (m) => {
       if (!(await ToolReviews.updateListing(m, toolId, JSON.parse(JSON.stringify(overrides)) as object, reviewed ?? null))) throw notFound();
       return (await this.publisher.publishIfChanged(m, toolId))!;

@@ -4,7 +4,7 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type Tool } from '@modelcontextprotocol/client';
 import { contractChanges, contractHashOf, executionOf, listUpstreamTools, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
-import { sanitizeListing } from '../catalog/catalog-listing';
+import { listingRefusal, sanitizeListing } from '../catalog/catalog-listing';
 import { PublishToolService } from '../catalog/publish-tool.service';
 import { lockCatalogSync } from './catalog-sync.lock';
 import { CatalogFold, type ContractFields, type DescriptiveFields } from './catalog-fold.repository';
@@ -118,7 +118,9 @@ export class SyncProviderUseCase {
       await CatalogFold.reactivate(m, tool.name);
     }
     await CatalogFold.bind(m, tool.name, providerId, contractHash);
-    return result;
+    const refusedBecause = listingRefusal(tool._meta?.['tollgate/listing']);
+    if (refusedBecause) logger.warn({ providerId, tool: tool.name, problem: refusedBecause }, 'the provider\'s listing of the tool was refused');
+    return refusedBecause ? { ...result, listingRefused: refusedBecause } : result;
   }
 
   private async republishBindingsOf(m: EntityManager, providerId: string): Promise<void> {

@@ -6,7 +6,8 @@ export interface SyncReport {
   ok: boolean;
   error?: string;
   pages?: number;
-  tools: { name: string; version: number; contractHash: string; state: 'new' | 'unchanged' | 'pending_approval' }[];
+  /** `listingRefused`: why the provider's own listing of the tool was refused (a malformed price), naming the field. */
+  tools: { name: string; version: number; contractHash: string; state: 'new' | 'unchanged' | 'pending_approval'; listingRefused?: string }[];
   refused: RefusedTool[];
   removed: string[];
   syncedAt: string;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
+import { type UsageReport } from '@tollgate/call-life';
 import { CallProgressed, type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
@@ -14,6 +15,7 @@ import {
 } from './dispatch';
 import { PendingCallsRepository } from './pending-calls.repository';
 import { ProviderSlots } from './provider-slots';
+import { usageReportOf } from './usage-report';
 import { type ProgressRelay, relayProgress } from './progress-relay';
 
 export { callAuthority, type CallAuthority, type Dispatch, type ReadBackOutcome, upstreamTarget } from './dispatch';
@@ -105,7 +107,8 @@ export class DispatchCallUseCase {
       logger.warn({ intentId: d.intentId, providerId: binding.providerId, failure }, 'outcome unknown after dispatch: reconciling by operation key');
       return { kind: 'unknown', reason: failure === 'deadline' ? 'deadline_passed' : 'connection_lost', detail };
     }
-    return this.checked(d, binding, toResult(raw));
+    // A metered call's usage report travels with the result (the provider's _meta itself never reaches the agent).
+    return this.checked(d, binding, toResult(raw), d.metered && usageReportOf(raw, d.metered));
   }
 
   /** The provider's progress, relayed to the agent (at most once each: a lost notice is only a notice). */
@@ -115,13 +118,13 @@ export class DispatchCallUseCase {
   }
 
   /** A result: withheld when too large (R6), else checked (output contract, or a write's read-back). */
-  private async checked(d: Dispatch, binding: ToolBindingDto, upstream: UpstreamResultDto): Promise<AttemptOutcome> {
+  private async checked(d: Dispatch, binding: ToolBindingDto, upstream: UpstreamResultDto, usage?: UsageReport): Promise<AttemptOutcome> {
     const bytes = Buffer.byteLength(JSON.stringify(upstream), 'utf8');
     if (bytes > MAX_RESULT_BYTES) return { kind: 'too_large', upstream, bytes, limit: MAX_RESULT_BYTES };
     const verdict = checkResult(upstream, d.outputSchema);
     // C4: a write that declares a read-back is confirmed only by reading the resource back by its key.
     const readBack = !verdict.rejection && d.kind === 'write' && d.readBack ? await this.readBack(d, binding) : undefined;
-    return { kind: 'received', upstream, verdict, ...(readBack ? { readBack } : {}) };
+    return { kind: 'received', upstream, verdict, ...(readBack ? { readBack } : {}), ...(usage ? { usage } : {}) };
   }
 
   /** Reads a write's resource back through the declared read-back tool, by operation key. */

@@ -1,4 +1,5 @@
 import { type ToolBindingDto, type UnknownOutcomeReason, type UpstreamResultDto } from '@tollgate/contracts';
+import { type MeteredPrice, type UsageReport } from '@tollgate/call-life';
 import { type CallEmission } from '@tollgate/messaging';
 import { callUpstreamTool, type TrustedActor, UpstreamError, type UpstreamTarget } from '@tollgate/mcp-runtime';
 import { type ReadBackSpec } from './call-policy';
@@ -33,6 +34,8 @@ export interface Dispatch {
   authority: CallAuthority;
   /** The agent asked for the provider's progress: it is asked for and relayed as CallProgressed. */
   progress: boolean;
+  /** Priced by use: the provider's usage report is read from its result. */
+  metered?: MeteredPrice;
 }
 
 export type ReadBackOutcome = { status: 'found'; resource: Record<string, unknown>; result: UpstreamResultDto } | { status: 'missing' } | { status: 'unreachable'; detail: string };
@@ -97,7 +100,7 @@ export type AttemptOutcome =
   | { kind: 'failed'; failure: string; detail: string; requiredCapabilities?: Record<string, unknown> }
   | { kind: 'unknown'; reason: UnknownOutcomeReason; detail: string }
   | { kind: 'too_large'; upstream: UpstreamResultDto; bytes: number; limit: number }
-  | { kind: 'received'; upstream: UpstreamResultDto; verdict: ResultVerdict; readBack?: ReadBackOutcome };
+  | { kind: 'received'; upstream: UpstreamResultDto; verdict: ResultVerdict; readBack?: ReadBackOutcome; usage?: UsageReport };
 
 /** Who decided an unknown outcome, when and why (kept on the reconciliation's record). */
 export interface Resolution {

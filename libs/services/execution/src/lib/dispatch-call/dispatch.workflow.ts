@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { awaitingVerdict, CANCELLED_CODE, type CallState, hasOutcome, inFlightAttempt, isCancelDue, readyToDispatch } from '@tollgate/call-life';
+import { awaitingVerdict, CANCELLED_CODE, type CallState, hasOutcome, inFlightAttempt, isCancelDue, readyToDispatch, type UsageReport } from '@tollgate/call-life';
 import { CallCancelRequested, type CallOutcome, digestOf, type EventDefinition, type UpstreamResultDto } from '@tollgate/contracts';
 import {
   type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type ParkedContext, type ResultInput,
@@ -69,6 +69,7 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
       intentId: life.intentId, toolId: request.toolId, bindings, arguments: extra.arguments ?? before?.arguments ?? {}, deadlineAt: new Date(request.deadlineAt),
       outputSchema: tool.output_schema, operationKey: request.operationKey ?? life.intentId, kind: tool.kind ?? 'write', readBack: tool.read_back,
       authority: callAuthority({ owner_id: request.ownerId, agent_id: request.agentId, mcp_url_id: request.mcpUrlId ?? null }), progress: request.progress === true,
+      ...(request.metered ? { metered: request.metered } : {}),
     };
     return { extra, emit: [dispatchedOf(d, 1)], commands: [{ dispatch: d, attempt: 1 }] };
   }
@@ -140,8 +141,8 @@ export function decideOnResult(life: CallState, r: ExecutionResult): ResultDecis
 function decideAttempt(c: AttemptCommand, o: AttemptOutcome): ResultDecision {
   const { dispatch: d, attempt } = c;
   const binding = d.bindings[attempt - 1]!;
-  const received = (outcome: CallOutcome, classification: string, result: UpstreamResultDto, digest = digestOf(result)): CallEmission =>
-    ({ type: 'ResultReceived', payload: { intentId: d.intentId, attempt, providerId: binding.providerId, outcome, classification, resultDigest: digest, result } });
+  const received = (outcome: CallOutcome, classification: string, result: UpstreamResultDto, digest = digestOf(result), usage?: UsageReport): CallEmission =>
+    ({ type: 'ResultReceived', payload: { intentId: d.intentId, attempt, providerId: binding.providerId, outcome, classification, resultDigest: digest, result, ...(usage ? { usage } : {}) } });
   const rejected = (code: string, reason: string): CallEmission => ({ type: 'EffectRejected', payload: { intentId: d.intentId, attempt, code, reason } });
   switch (o.kind) {
     case 'withdrawn':
@@ -159,7 +160,7 @@ function decideAttempt(c: AttemptCommand, o: AttemptOutcome): ResultDecision {
         rejected('PROVIDER_CONTRACT_VIOLATION', `The result was ${o.bytes} bytes, over the ${o.limit}-byte limit.`),
       ] };
     case 'received':
-      return { emit: [received(o.verdict.outcome, o.verdict.classification, o.upstream), ...checkedEffect(c, o)] };
+      return { emit: [received(o.verdict.outcome, o.verdict.classification, o.upstream, undefined, o.usage), ...checkedEffect(c, o)] };
   }
 }
 
@@ -192,7 +193,7 @@ function checkedEffect(c: AttemptCommand, o: Extract<AttemptOutcome, { kind: 're
   if (o.verdict.rejection) return [{ type: 'EffectRejected', payload: { intentId, attempt: c.attempt, ...o.verdict.rejection } }];
   if (o.readBack?.status === 'unreachable') return [];
   if (o.readBack) return readBackVerdict(intentId, c.attempt, { outcome: o.readBack, providerId, dispatch: c.dispatch }, 'read_back');
-  return [{ type: 'EffectConfirmed', payload: { intentId, attempt: c.attempt, method: 'output_contract', providerId } }];
+  return [{ type: 'EffectConfirmed', payload: { intentId, attempt: c.attempt, method: 'output_contract', providerId, ...(o.usage ? { usage: o.usage } : {}) } }];
 }
 
 /** C6, last row: a disagreeing read-back keeps the real resource and is never reported as success. */

@@ -44,6 +44,8 @@ function receiptFor(call: StoredCall): Record<string, unknown> {
   return {
     intentId: call.intent_id, status: r.status, toolId: call.tool_id, providerId: r.providerId ?? null, classification: r.classification ?? null,
     attempts: r.attempts, ...(r.fellBack ? { fellBack: true } : {}), held: amount(r.heldMinor), charged: amount(r.chargedMinor),
+    // A metered call: the price it was charged by and the units the provider reported (the charge follows once settled).
+    ...(r.usage ? { usage: { unit: r.usage.unit, units: r.usage.units ?? null, unitPrice: amount(BigInt(r.usage.unitPriceMinor)), ...(r.usage.minimumMinor ? { minimum: amount(BigInt(r.usage.minimumMinor)) } : {}) } } : {}),
   };
 }
 

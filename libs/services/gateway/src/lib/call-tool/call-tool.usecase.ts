@@ -100,6 +100,8 @@ export class CallToolUseCase {
       ...(extra.pinned ? { accessPolicy: extra.pinned } : {}),
       ...(typeof tool.freeCallsPerDay === 'number' ? { freeCallsPerDay: tool.freeCallsPerDay } : {}),
       ...(extra.x402Payment !== undefined ? { x402Payment: extra.x402Payment } : {}),
+      // Priced by use: `price` above is the most the call may cost (what is held); the charge follows the usage.
+      ...(tool.metered ? { metered: tool.metered } : {}),
       ...(extra.progress ? { progress: true } : {}),
     };
   }

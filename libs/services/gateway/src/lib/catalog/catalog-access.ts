@@ -59,18 +59,27 @@ export function pinnedTools(p: UrlProfile, byName: (name: string) => CatalogTool
     .slice(0, MAX_PINNED);
 }
 
-/** "0.01 USDC" from 10000 minor units of a 6-decimal asset; "free" for a zero price. */
-export function displayPrice(tool: Pick<CatalogTool, 'price' | 'assetDecimals'>): string {
+/**
+ * "0.01 USDC" from 10000 minor units of a 6-decimal asset; "free" for a zero price; a metered price as
+ * "0.0001 USDC per 100_chars, at least 0.001 USDC, at most 0.05 USDC a call" (the most is what a call holds).
+ */
+export function displayPrice(tool: Pick<CatalogTool, 'price' | 'assetDecimals' | 'metered'>): string {
   const minor = BigInt(tool.price.amountMinor);
-  return minor === 0n ? 'free' : displayAmount(minor, tool.price.asset, tool.assetDecimals);
+  const show = (m: bigint) => displayAmount(m, tool.price.asset, tool.assetDecimals);
+  const m = tool.metered;
+  if (m) return `${show(BigInt(m.unitPriceMinor))} per ${m.unit}${m.minimumMinor && m.minimumMinor !== '0' ? `, at least ${show(BigInt(m.minimumMinor))}` : ''}, at most ${show(minor)} a call`;
+  return minor === 0n ? 'free' : show(minor);
 }
 
 /** "0.01 USDC" from 10000 minor units of a 6-decimal asset (derived for display, never stored). */
 
-/** The structured price, or null for a free tool. */
-export function structuredPrice(tool: Pick<CatalogTool, 'price' | 'assetDecimals'>): { amountMinor: string; asset: string; decimals: number; display: string } | null {
+/** The structured price, or null for a free tool. A metered tool's `amountMinor` is the most a call may cost (held). */
+export function structuredPrice(tool: Pick<CatalogTool, 'price' | 'assetDecimals' | 'metered'>): {
+  amountMinor: string; asset: string; decimals: number; display: string; metered?: { unit: string; unitPriceMinor: string; minimumMinor?: string; maximumMinor: string };
+} | null {
   if (BigInt(tool.price.amountMinor) === 0n) return null;
-  return { amountMinor: tool.price.amountMinor, asset: tool.price.asset, decimals: tool.assetDecimals, display: displayPrice(tool) };
+  const metered = tool.metered && { unit: tool.metered.unit, unitPriceMinor: tool.metered.unitPriceMinor, ...(tool.metered.minimumMinor ? { minimumMinor: tool.metered.minimumMinor } : {}), maximumMinor: tool.price.amountMinor };
+  return { amountMinor: tool.price.amountMinor, asset: tool.price.asset, decimals: tool.assetDecimals, display: displayPrice(tool), ...(metered ? { metered } : {}) };
 }
 
 /** The start of the next fixed UTC minute, for `retryAfterMs`. */

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { type Tool } from '@modelcontextprotocol/server';
-import { type CatalogTool, effectiveMode, isAccessible, pinnedTools, type UrlProfile } from '../catalog/catalog-access';
+import { type CatalogTool, effectiveMode, isAccessible, pinnedTools, structuredPrice, type UrlProfile } from '../catalog/catalog-access';
 import { CatalogIndex } from '../catalog/catalog-index.service';
 import { HOSTED_TOOLS } from '../hosted-tools/hosted-tools';
 
-/** A catalog tool as a direct MCP tool: its own name, description, input and (where declared) output schema (G6). */
+/**
+ * A catalog tool as a direct MCP tool: its own name, description, input and (where declared) output schema (G6); a
+ * priced tool says its price in `_meta["assay/price"]` (display text and structure; metered: the most a call costs).
+ */
 export function directTool(t: CatalogTool): Tool {
+  const price = structuredPrice(t);
   return {
     name: t.name,
     ...(t.title ? { title: t.title } : {}),
@@ -13,6 +17,7 @@ export function directTool(t: CatalogTool): Tool {
     inputSchema: t.inputSchema as Tool['inputSchema'],
     ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
     ...(t.annotations ? { annotations: t.annotations as Tool['annotations'] } : {}),
+    ...(price ? { _meta: { 'assay/price': price } } : {}),
   };
 }
 

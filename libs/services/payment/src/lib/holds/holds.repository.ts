@@ -26,7 +26,7 @@ export type HoldRow = RowOf<typeof HOLD>;
 const WALLET = defineTable('(wallet)', { has_wallet: col.boolean().required(), available: col.bigint().required() });
 
 /** A hold locked for its end, with what its owner owed then (the debt row locked too: the posting that follows repays it). */
-const LOCKED_HOLD = defineTable('(locked hold)', { ...HOLD.columns, debt: col.bigint().nullable() });
+const LOCKED_HOLD = defineTable('(locked hold)', { ...HOLD.columns, debt: col.bigint().nullable(), agent_id: col.text().required() });
 
 /** `payment.charge`: payment's decision on one CallRequested, written once (held or rejected, with the refusal's code). */
 export const CHARGE = defineTable('payment.charge', {
@@ -61,7 +61,7 @@ export type NewCharge = Omit<ChargeRow, 'created_at' | 'code'> & { code?: string
 export type CounterIncrement = Pick<SpendCounterRow, 'kind' | 'bucket' | 'key'> & { amount: bigint };
 
 /** A hold at its end, with what its owner owed when it ended (the debt row locked for the posting that follows). */
-export interface EndingHold { holdId: string; intentId: string; ownerId: string; amount: bigint; asset: string; life: CallState; owedMinor: bigint }
+export interface EndingHold { holdId: string; intentId: string; ownerId: string; agentId: string; amount: bigint; asset: string; life: CallState; owedMinor: bigint; createdAt: Date }
 
 /** The debt account of an owner, spelled in SQL from the one place that names accounts. */
 const [DEBT_PREFIX, DEBT_SUFFIX] = accountKey({ kind: 'debt', ownerId: '\u0000' }).split('\u0000') as [string, string];
@@ -120,13 +120,25 @@ export const Holds = {
 
   /** A hold and its owner's debt, both locked for the hold's end (undefined for a hold payment never placed). */
   async lockForEnd(m: EntityManager, holdId: string): Promise<EndingHold | undefined> {
-    const [row] = await select(m, LOCKED_HOLD, ['intent_id', 'owner_id', 'amount_minor', 'asset', 'life', 'debt'],
-      `SELECT h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life,
+    const [row] = await select(m, LOCKED_HOLD, ['intent_id', 'owner_id', 'amount_minor', 'asset', 'life', 'debt', 'created_at', 'agent_id'],
+      `SELECT h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life, h.created_at, (SELECT c.agent_id FROM payment.charge c WHERE c.intent_id = h.intent_id) AS agent_id,
               (SELECT b.balance FROM payment.balance b WHERE b.account = $2 || h.owner_id || $3 AND b.asset = h.asset FOR UPDATE) AS debt
          FROM payment.hold h WHERE h.hold_id = $1 FOR UPDATE OF h`, [holdId, DEBT_PREFIX, DEBT_SUFFIX]);
     if (!row) return undefined;
     const debt = BigInt(row.debt ?? '0');
-    return { holdId, intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset, life: row.life, owedMinor: debt < 0n ? -debt : 0n };
+    return { holdId, intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset, life: row.life, owedMinor: debt < 0n ? -debt : 0n, createdAt: row.created_at, agentId: row.agent_id };
+  },
+
+  /**
+   * A metered call ended below its hold: the agent's spend counters of the hold's buckets drop by the rest, so the
+   * limits count the hold while the call is open and the charge once it ended.
+   */
+  async uncount(m: EntityManager, agentId: string, counters: readonly CounterIncrement[]): Promise<void> {
+    await m.query(
+      `UPDATE payment.spend_counter s SET amount = s.amount - x.amount
+         FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::bigint[]) AS x(kind, bucket, key, amount)
+        WHERE s.agent_id = $1 AND s.kind = x.kind AND s.bucket = x.bucket AND s.key = x.key`,
+      [agentId, counters.map((x) => x.kind), counters.map((x) => x.bucket), counters.map((x) => x.key), counters.map((x) => x.amount.toString())]);
   },
 
   /** The hold's state after its end, with the amount captured (null when voided); `open` is the model's answer. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { accountKey, decideSpend, minuteStart, Movements, periodEnd, periodStart, slidingMinute, type SpendVerdict } from '@tollgate/accounting';
+import { accountKey, decideSpend, minuteStart, Movements, periodEnd, periodStart, slidingMinute, spendBuckets, type SpendVerdict } from '@tollgate/accounting';
 import { callEvent, evolve, initialState } from '@tollgate/call-life';
 import { type CallRequestedPayload, money, PaymentHeld, type PaymentHeldPayload, PaymentRejected, toMinor } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
@@ -53,6 +53,14 @@ export class PlaceHoldUseCase {
       return this.refuse(manager, request, causationId, { code: verdict.code, message: verdict.message, retryable: verdict.retryable, details, ...(verdict.retryAfterMs !== undefined ? { retryAfterMs: verdict.retryAfterMs } : {}) });
     }
     const charged = verdict.free ? 0n : price;
+    // x402 `exact` settles the whole price before the work: a metered call paid that way could never be charged less.
+    // Until the `upto` scheme is offered here, a metered tool is paid from the prepaid wallet only; nothing is settled.
+    if (charged > 0n && request.x402Payment && request.metered) {
+      return this.refuse(manager, request, causationId, {
+        code: 'PAYMENT_REQUIRED', retryable: false, details: { price: { amountMinor: price.toString(), asset: request.price.asset }, metered: true },
+        message: 'This tool is priced by use and is paid from the prepaid wallet: x402 exact would settle the whole maximum before the work. Nothing was charged; fund the wallet and retry without the x402 payment.',
+      });
+    }
     if (charged > 0n && request.x402Payment) {
       const refusal = await this.x402.begin(manager, request, charged, approved, causationId);
       return refusal ? this.refuse(manager, request, causationId, refusal) : 'x402-pending';
@@ -88,6 +96,7 @@ export class PlaceHoldUseCase {
       intentId: request.intentId, holdId, ownerId: request.ownerId, amount: money(h.charged, asset),
       ...(h.free ? { free: true } : {}),
       ...(h.x402Response ? { x402PaymentResponse: { ...h.x402Response } } : {}),
+      ...(request.metered ? { metered: request.metered } : {}),
     };
     await Holds.place(manager, {
       holdId,
@@ -146,7 +155,8 @@ export class PlaceHoldUseCase {
   private async noFunds(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<Refusal> {
     const asset = request.price.asset;
     const { hasWallet, available } = await Holds.walletOf(manager, request.ownerId, asset);
-    const canX402 = this.facilitator !== null && asset === this.options.x402.assetCode;
+    // A metered tool is never offered x402 exact (it would settle the maximum up front): the wallet only.
+    const canX402 = this.facilitator !== null && asset === this.options.x402.assetCode && !request.metered;
     if (!hasWallet && canX402) {
       return {
         code: 'PAYMENT_REQUIRED', retryable: true,
@@ -174,10 +184,8 @@ export class PlaceHoldUseCase {
 
 /** The counters a hold adds to: spend per day, week and month, the minute's calls and spend, and the tool's free calls of the day. */
 function countersOf(r: CallRequestedPayload, amount: bigint, free: boolean, now: Date): CounterIncrement[] {
-  const asset = r.price.asset;
   return [
-    { kind: 'day', bucket: periodStart('day', now), key: asset, amount }, { kind: 'week', bucket: periodStart('week', now), key: asset, amount },
-    { kind: 'month', bucket: periodStart('month', now), key: asset, amount }, { kind: 'minute', bucket: minuteStart(now), key: asset, amount },
+    ...spendBuckets(r.price.asset, amount, now),
     ...(free ? [{ kind: 'free' as const, bucket: periodStart('day', now), key: r.toolId, amount: 0n }] : []),
   ];
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { Movements, repaidOf } from '@tollgate/accounting';
+import { Movements, repaidOf, spendBuckets } from '@tollgate/accounting';
 import { type CallEvent, type CallState, evolve, isTerminal } from '@tollgate/call-life';
 import { HoldReleased, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
@@ -38,6 +38,9 @@ export class ResolveHoldUseCase {
     const captured = settledMinor > hold.amount ? hold.amount : settledMinor;
     const owed = hold.owedMinor;
     await Holds.saveEnd(manager, hold.holdId, life, captured);
+    if (captured < hold.amount && life.held?.metered) {
+      await Holds.uncount(manager, hold.agentId, spendBuckets(hold.asset, hold.amount - captured, hold.createdAt));
+    }
     await applyPosting(manager, PAYMENT, `capture:${hold.holdId}`, 'capture', Movements.capture(hold.ownerId, { minor: hold.amount, asset: hold.asset }, captured, owed), hold.intentId);
     await this.released(manager, hold.holdId, hold, 'captured', captured, repaidOf(owed, hold.amount - captured));
   }
