@@ -103,6 +103,35 @@ describe('metered calls from the wallet (embedded)', () => {
     expect(before - (await wallet())).toBe(BigInt(expected));
   });
 
+  it('finance sees it: the call\'s money and usage, journal lines with rail and units, the reconciliation, the usage export', async () => {
+    const text = 'Finance reads this. '.repeat(10); // 200 characters: 2 units
+    const done = await settled('summarize_text', { text }, 'metered-finance');
+    const intentId = receiptOf(done)!.intentId;
+    const finance = (p: string) => fetch(`${system.base}${p}`, { headers: { authorization: `Bearer ${system.demo['financeToken']}` } });
+    const call = await waitFor('the settlement in the ledger', async () => {
+      const c = (await (await finance(`/calls/${intentId}`)).json()) as { status: string; money: Record<string, unknown> };
+      return c.status === 'settled' ? c : undefined;
+    }, 10_000, 200);
+    expect(call.money).toEqual({
+      rail: 'wallet', held: { amountMinor: '100000', asset: 'USDC' }, charged: { amountMinor: '5000', asset: 'USDC' }, released: { amountMinor: '95000', asset: 'USDC' },
+      usage: { unit: '100_chars', units: '2', unitPriceMinor: '1000', minimumMinor: '5000', flag: null },
+    });
+    const csv = await (await finance(`/journal.csv?intentId=${intentId}`)).text();
+    const [header, ...lines] = csv.trim().split('\r\n');
+    expect(header).toBe('occurred_at,recorded_at,posting_id,seq,kind,intent_id,account,asset,amount_minor,amount,rail,charge_minor,unit,units,unit_price_minor');
+    expect(lines.filter((l) => l.includes(',capture,')).every((l) => l.endsWith(',wallet,5000,100_chars,2,1000'))).toBe(true);
+    const report = await waitFor('the reconciliation covers the call', async () => {
+      const r = (await (await finance('/reconciliation?olderThanSeconds=3600')).json()) as { meteredCalls: { checked: number; problems: unknown[] } };
+      return r.meteredCalls.checked >= 9 ? r : undefined;
+    }, 10_000, 300);
+    expect(report.meteredCalls.problems).toEqual([]);
+    const day = new Date(Date.now() - 3_600_000).toISOString();
+    const events = (await (await finance(`/usage/export?from=${day}&to=${new Date(Date.now() + 60_000).toISOString()}`)).text()).trim().split('\n').map((l) => JSON.parse(l));
+    const mine = events.filter((e) => e.id === intentId);
+    expect(mine).toEqual([expect.objectContaining({ specversion: '1.0', type: 'io.tollgate.call.usage.v1', subject: ownerId, data: expect.objectContaining({ unit: '100_chars', value: '2', chargeMinor: '5000' }) })]);
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+  });
+
   it('an x402 payment for a metered tool is refused and charges nothing', async () => {
     const before = await wallet();
     const r = await callThrough(agent, 'summarize_text', { text: 'pay me by x402' }, 'metered-x402', { 'x402/payment': { x402Version: 2, payload: {} } });

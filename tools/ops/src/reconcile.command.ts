@@ -17,6 +17,7 @@ interface Report {
   callsNotTerminal: { olderThanSeconds: number; calls: { intentId: string; lastType: string; startedAt: string; operationKey: string | null }[] };
   unknownOutcomes: { available: boolean; open: { intentId: string; reason: string; openedAt: string }[] };
   parkedEvents: { service: string; consumer: string; topic: string; offset: string; reason: string }[];
+  meteredCalls: { checked: number; problems: { intentId: string; problem: string }[] };
 }
 
 function humanReport(r: Report): string {
@@ -26,12 +27,14 @@ function humanReport(r: Report): string {
   for (const c of r.callsNotTerminal.calls) out.push(`  ${c.intentId} last ${c.lastType} started ${c.startedAt}`);
   out.push(`unknown outcomes open: ${r.unknownOutcomes.open.length}`);
   for (const u of r.unknownOutcomes.open) out.push(`  ${u.intentId} ${u.reason} since ${u.openedAt}`);
+  out.push(`metered calls: ${r.meteredCalls.checked} checked, ${r.meteredCalls.problems.length} off the charge rule or resolved more than once`);
+  for (const p of r.meteredCalls.problems) out.push(`  ${p.intentId}: ${p.problem}`);
   out.push(`parked events: ${r.parkedEvents.length}`);
   for (const p of r.parkedEvents) out.push(`  ${p.service}/${p.consumer} ${p.topic}@${p.offset}: ${p.reason}`);
   return out.join('\n');
 }
 
-const openItems = (r: Report) => r.accounts.mismatches + r.callsNotTerminal.calls.length + r.unknownOutcomes.open.length + r.parkedEvents.length;
+const openItems = (r: Report) => r.accounts.mismatches + r.callsNotTerminal.calls.length + r.unknownOutcomes.open.length + r.parkedEvents.length + r.meteredCalls.problems.length;
 
 export function reconcileCommand(): Command {
   const program = new Command('reconcile')

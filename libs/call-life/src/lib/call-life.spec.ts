@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { arbitraryDelivery, arbitraryLife, lifeOf, prefixes } from '../testing';
 import { failedToRun } from './attempts';
+import { type CallEvent } from './call-event';
 import { foldCall, initialState, evolve } from './call-state';
 import {
   ANSWER_RETENTION_MS, contradictions, failureOf, isAnswered, isConfirmed, isReconciling, isRefundDue, isSettlementDue, isTerminal, mayRetryUnderSameKey,
@@ -25,6 +26,20 @@ describe('call life (B4, C8): one evolve over every call event', () => {
     fc.assert(fc.property(arbitraryLife().chain((life) => fc.tuple(fc.constant(life), arbitraryDelivery(life))), ([life, delivered]) => {
       expect(foldCall(life.intentId, delivered)).toEqual(foldCall(life.intentId, life.events));
     }), { numRuns: 300 });
+  });
+
+  it('two different facts for one slot give the same state in either order: a later fact never overwrites a filled slot (property)', () => {
+    // Two lives of one call that disagree (another price, provider, usage, result…): every event of one is a different
+    // fact for the same slot as the other's. Whichever arrives first, the state is the same join of the two.
+    const sameCall = (events: readonly CallEvent[], intentId: string) => events.map((e) => ({ ...e, payload: { ...e.payload, intentId } }) as CallEvent);
+    const two = fc.tuple(arbitraryLife(), arbitraryLife()).map(([a, b]) => [a, { events: sameCall(b.events, a.intentId) }] as const);
+    fc.assert(fc.property(two, ([a, b]) => {
+      const pairs = a.events.flatMap((x) => b.events.filter((y) => y.type === x.type).map((y) => [x, y] as const));
+      for (const [x, y] of pairs) {
+        const base = foldCall(a.intentId, a.events.filter((e) => e !== x));
+        expect(evolve(evolve(base, x), y)).toEqual(evolve(evolve(base, y), x));
+      }
+    }), { numRuns: 200 });
   });
 
   it('every life reaches exactly one terminal status, with no contradiction (property)', () => {

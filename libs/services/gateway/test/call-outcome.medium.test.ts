@@ -130,6 +130,23 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     for (const l of lives) expect(status((await calls.find(l.intentId))!.life)).toBe('settled');
   });
 
+  it('one call\'s events folded by two transactions at once (two consumers): neither fold is lost', async () => {
+    const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 250, free: false, fallbacks: 0, branch: 'confirmed', final: false });
+    await insert(life);
+    const [held, ...rest] = life.events.filter((e) => e.type !== 'CallRequested');
+    // The first transaction folds the hold and stays open; the second folds the rest meanwhile, then the first commits.
+    const first = ds.createQueryRunner();
+    await first.connect();
+    await first.startTransaction();
+    await record.execute(first.manager, [held!]);
+    const second = ds.transaction((m) => record.execute(m, rest));
+    await new Promise((r) => setTimeout(r, 200));
+    await first.commitTransaction();
+    await first.release();
+    await second;
+    expect((await calls.find(life.intentId))!.life).toEqual(foldCall(life.intentId, life.events));
+  });
+
   it('an event of a call this gateway never recorded changes nothing', async () => {
     const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 1, free: false, fallbacks: 0, branch: 'confirmed', final: false });
     await deliver([callEvent('PaymentHeld', { intentId: life.intentId, holdId: randomUUID(), ownerId: 'o', amount: { amountMinor: '1', asset: 'USDC' } })], 1);

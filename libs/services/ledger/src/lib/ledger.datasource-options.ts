@@ -12,8 +12,9 @@ import { LEDGER } from './ledger.constants';
 import { LedgerCallFilters1764920000000 } from './migrations/1764920000000-ledger-call-filters.migration';
 import { LedgerOutboxHeaders1764840000000 } from './migrations/1764840000000-ledger-outbox-headers.migration';
 import { LedgerParkedAnswer1764930000000 } from './migrations/1764930000000-ledger-parked-answer.migration';
+import { LedgerSettledIndex1765100000000 } from './migrations/1765100000000-ledger-settled-index.migration';
 import { LedgerOutboxLease1764960000000 } from './migrations/1764960000000-ledger-outbox-lease.migration';
 
 export function ledgerDataSourceOptions(url: string): DataSourceOptions {
-  return serviceDataSourceOptions({ name: LEDGER, schema: LEDGER, url, entities: [], migrations: [LedgerInit1764680000000, LedgerJournal1764750000000, LedgerAccessTokens1764760000000, LedgerParkedEvents1764770000000, LedgerFinanceApi1764800000000, LedgerJournalDayScopes1764810000000, LedgerEventArchive1764820000000, LedgerOperationKeyIndex1764830000000, LedgerOutboxHeaders1764840000000, LedgerCallFilters1764920000000, LedgerParkedAnswer1764930000000, LedgerOutboxLease1764960000000] });
+  return serviceDataSourceOptions({ name: LEDGER, schema: LEDGER, url, entities: [], migrations: [LedgerInit1764680000000, LedgerJournal1764750000000, LedgerAccessTokens1764760000000, LedgerParkedEvents1764770000000, LedgerFinanceApi1764800000000, LedgerJournalDayScopes1764810000000, LedgerEventArchive1764820000000, LedgerOperationKeyIndex1764830000000, LedgerOutboxHeaders1764840000000, LedgerCallFilters1764920000000, LedgerParkedAnswer1764930000000, LedgerOutboxLease1764960000000, LedgerSettledIndex1765100000000] });
 }

@@ -18,6 +18,8 @@ import { ArchiveController } from './archive-events/archive.controller';
 import { ArchiveEventUseCase } from './archive-events/archive-event.usecase';
 import { VerifyArchiveUseCase } from './archive-events/verify-archive.usecase';
 import { JournalRepository } from './query-journal/journal.repository';
+import { SettledCallsRepository } from './export-usage/settled-calls.repository';
+import { UsageExportController } from './export-usage/usage-export.controller';
 import { StatementUseCase } from './query-journal/statement.usecase';
 import { ConsoleController } from './finance-console/console.controller';
 import { ReconciliationController } from './reconcile-books/reconciliation.controller';
@@ -30,10 +32,10 @@ export class LedgerModule {
     return {
       module: LedgerModule,
       imports: [serviceDatabaseModule(LEDGER, () => ledgerDataSourceOptions(options.databaseUrl))],
-      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController, ArchiveController, ReconciliationController, ConsoleController],
+      controllers: [CallsController, BalancesController, FinanceTokensController, JournalController, ArchiveController, ReconciliationController, ConsoleController, UsageExportController],
       providers: [
         { provide: LEDGER_OPTIONS, useValue: options }, adminTokenProvider(LEDGER_ADMIN, options.adminToken), FinanceTokensUseCase, FinanceAuthGuard,
-        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase, ArchiveEventUseCase, VerifyArchiveUseCase, ReconciliationUseCase],
+        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase, ArchiveEventUseCase, VerifyArchiveUseCase, ReconciliationUseCase, SettledCallsRepository],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { callEvent, contradictions, foldCall, isCallEventType, status } from '@tollgate/call-life';
+import { type Amount, callEvent, type CallState, chargeOf, contradictions, foldCall, isCallEventType, status } from '@tollgate/call-life';
 import { type FinanceCaller, mayReadOwner, visibleDetails } from '../finance-access/finance-caller';
 import { LEDGER } from '../ledger.constants';
 import { type KeyedCall, TimelineEntries } from './timeline-entries.repository';
@@ -15,11 +15,32 @@ export interface TimelineEntry {
   details: Record<string, unknown>;
 }
 
+/** The call's money at a glance: the rail, what was held, charged and released, and a metered call's usage. */
+export interface CallMoney {
+  rail: 'wallet' | 'x402' | 'free' | null;
+  held: Amount | null;
+  charged: Amount | null;
+  released: Amount | null;
+  usage: { unit: string; units: string | null; unitPriceMinor: string; minimumMinor: string | null; flag: string | null } | null;
+}
+
 export interface CallTimeline {
   intentId: string;
   status: string;
   contradictions: string[];
+  money: CallMoney;
   timeline: TimelineEntry[];
+}
+
+/** What the model says of the call's money: held, then charged (settled) with the rest released, or all refunded. */
+export function moneyOf(life: CallState): CallMoney {
+  const held = life.held?.amount ?? null;
+  const rail = !life.held ? null : life.held.x402PaymentResponse ? 'x402' : life.held.free ? 'free' : 'wallet';
+  const charge = chargeOf(life);
+  const charged = life.settled?.amount ?? (life.refunded && held ? { amountMinor: '0', asset: held.asset } : null);
+  const released = held && charged ? { amountMinor: (BigInt(held.amountMinor) - BigInt(charged.amountMinor)).toString(), asset: held.asset } : null;
+  const m = charge?.metered;
+  return { rail, held, charged, released, usage: m ? { unit: m.unit, units: m.units ?? null, unitPriceMinor: m.unitPriceMinor, minimumMinor: m.minimumMinor ?? null, flag: charge?.flag ?? null } : null };
 }
 
 /** Heavy or agent-supplied fields are left out of the finance view (the result itself, the arguments). */
@@ -40,6 +61,7 @@ export class GetCallTimelineUseCase {
       intentId,
       status: status(life) ?? 'unknown',
       contradictions: contradictions(life),
+      money: moneyOf(life),
       timeline: rows.map((r) => ({
         eventId: r.event_id,
         type: r.type,

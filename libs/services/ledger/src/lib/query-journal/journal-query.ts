@@ -40,6 +40,14 @@ export interface JournalLine {
   amountMinor: string;
   /** The same amount as a person reads it, in the asset's decimals: "0.25" of USDC. */
   amount: string;
+  /** The call's rail (`wallet`, `x402`, `free`), once payment held it; null for lines of no call. */
+  rail: string | null;
+  /** A settled call's charge (minor units): the hold at a fixed price, the metered charge otherwise. */
+  chargeMinor: string | null;
+  /** A metered call's unit, the units charged (null when the report was unusable) and the unit price. */
+  unit: string | null;
+  units: string | null;
+  unitPriceMinor: string | null;
 }
 
 export const MAX_PAGE = 500;
@@ -91,7 +99,7 @@ export function whereOf(f: JournalFilter, after?: JournalPosition): { sql: strin
   return { sql: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
-export const CSV_COLUMNS = ['occurred_at', 'recorded_at', 'posting_id', 'seq', 'kind', 'intent_id', 'account', 'asset', 'amount_minor', 'amount'] as const;
+export const CSV_COLUMNS = ['occurred_at', 'recorded_at', 'posting_id', 'seq', 'kind', 'intent_id', 'account', 'asset', 'amount_minor', 'amount', 'rail', 'charge_minor', 'unit', 'units', 'unit_price_minor'] as const;
 
 /** One RFC 4180 line: a field with a comma, quote, CR or LF is quoted, quotes doubled; a leading =,+,-,@ is neutralised. */
 export function csvLine(fields: readonly (string | number | null)[]): string {
@@ -104,5 +112,5 @@ export function csvLine(fields: readonly (string | number | null)[]): string {
 }
 
 export function csvOf(l: JournalLine): string {
-  return csvLine([l.occurredAt, l.recordedAt, l.postingId, l.seq, l.kind, l.intentId, l.account, l.asset, l.amountMinor, l.amount]);
+  return csvLine([l.occurredAt, l.recordedAt, l.postingId, l.seq, l.kind, l.intentId, l.account, l.asset, l.amountMinor, l.amount, l.rail, l.chargeMinor, l.unit, l.units, l.unitPriceMinor]);
 }

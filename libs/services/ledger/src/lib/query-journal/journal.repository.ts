@@ -7,12 +7,26 @@ import { type JournalFilter, type JournalLine, type JournalPosition, whereOf } f
 
 export interface AccountBalance { account: string; asset: string; balance: string }
 
-interface LineRow { occurred_at: Date; recorded_at: Date; posting_id: string; seq: number; kind: string; intent_id: string | null; account: string; asset: string; amount: string }
+interface LineRow {
+  occurred_at: Date; recorded_at: Date; posting_id: string; seq: number; kind: string; intent_id: string | null; account: string; asset: string; amount: string;
+  rail: string | null; charge: string | null; usage: { unit?: string; units?: string; unitPriceMinor?: string } | null;
+}
 
 const toLine = (r: LineRow): JournalLine => ({
   occurredAt: r.occurred_at.toISOString(), recordedAt: r.recorded_at.toISOString(), postingId: r.posting_id, seq: r.seq, kind: r.kind,
   intentId: r.intent_id, account: r.account, asset: r.asset, amountMinor: r.amount, amount: decimalAmount(BigInt(r.amount), r.asset),
+  rail: r.rail, chargeMinor: r.charge, unit: r.usage?.unit ?? null, units: r.usage?.units ?? null, unitPriceMinor: r.usage?.unitPriceMinor ?? null,
 });
+
+/**
+ * A line's call, from its timeline: the rail payment held it on and the settlement's charge and usage (one index
+ * look-up each, by the line's intent).
+ */
+const CALL_OF_LINE = `
+  LEFT JOIN LATERAL (SELECT t.payload FROM ledger.timeline_entry t WHERE t.intent_id = e.intent_id AND t.type = 'PaymentHeld' LIMIT 1) h ON TRUE
+  LEFT JOIN LATERAL (SELECT t.payload FROM ledger.timeline_entry t WHERE t.intent_id = e.intent_id AND t.type = 'CallSettled' LIMIT 1) s ON TRUE`;
+const CALL_COLUMNS = `CASE WHEN h.payload IS NULL THEN NULL WHEN h.payload ? 'x402PaymentResponse' THEN 'x402' WHEN (h.payload->>'free')::boolean THEN 'free' ELSE 'wallet' END AS rail,
+  s.payload->'amount'->>'amountMinor' AS charge, s.payload->'usage' AS usage`;
 
 /** Start of the UTC day of `t`. */
 const dayStart = (t: Date) => new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate()));
@@ -38,8 +52,9 @@ export class JournalRepository {
   async page(filter: JournalFilter, after: JournalPosition | undefined, limit: number): Promise<JournalLine[]> {
     const { sql, params } = whereOf(filter, after);
     const rows: LineRow[] = await this.dataSource.query(
-      `SELECT occurred_at, recorded_at, posting_id, seq, kind, intent_id, account, asset, amount::text AS amount FROM ledger.journal_entry ${sql}
-        ORDER BY occurred_at, posting_id, seq LIMIT ${Math.floor(limit)}`, params);
+      `SELECT e.occurred_at, e.recorded_at, e.posting_id, e.seq, e.kind, e.intent_id, e.account, e.asset, e.amount::text AS amount, ${CALL_COLUMNS}
+         FROM (SELECT * FROM ledger.journal_entry ${sql} ORDER BY occurred_at, posting_id, seq LIMIT ${Math.floor(limit)}) e ${CALL_OF_LINE}
+        ORDER BY e.occurred_at, e.posting_id, e.seq`, params);
     return rows.map(toLine);
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { decimalAmount } from '@tollgate/contracts';
-import { csvLine, csvOf, type JournalFilter, type JournalLine } from './journal-query';
+import { CSV_COLUMNS, csvLine, csvOf, type JournalFilter, type JournalLine } from './journal-query';
 import { type AccountBalance, type AccountScope, JournalRepository } from './journal.repository';
 
 /** Lines a JSON statement carries; the CSV form streams every line. */
@@ -44,15 +44,16 @@ export class StatementUseCase {
   }
 
   csvHeader(): string {
-    return csvLine(['row', 'occurred_at', 'recorded_at', 'posting_id', 'seq', 'kind', 'intent_id', 'account', 'asset', 'amount_minor', 'amount']);
+    return csvLine(['row', ...CSV_COLUMNS]);
   }
 
   /** `opening` rows (at from), every `line`, `closing` rows (at to), for each account and asset. */
   async *csv(scope: AccountScope, from: Date, to: Date): AsyncGenerator<string> {
     const [opening, closing] = await Promise.all([this.journal.balancesBefore(scope, from), this.journal.balancesBefore(scope, to)]);
     const accounts = statementAccounts(opening, closing);
-    for (const a of accounts) yield csvLine(['opening', from.toISOString(), null, null, null, null, null, a.account, a.asset, a.opening, a.display.opening]);
+    const noCall = [null, null, null, null, null];
+    for (const a of accounts) yield csvLine(['opening', from.toISOString(), null, null, null, null, null, a.account, a.asset, a.opening, a.display.opening, ...noCall]);
     for await (const l of this.journal.all(filterOf(scope, from, to))) yield `line,${csvOf(l)}`;
-    for (const a of accounts) yield csvLine(['closing', to.toISOString(), null, null, null, null, null, a.account, a.asset, a.closing, a.display.closing]);
+    for (const a of accounts) yield csvLine(['closing', to.toISOString(), null, null, null, null, null, a.account, a.asset, a.closing, a.display.closing, ...noCall]);
   }
 }

@@ -3,6 +3,7 @@ import { TERMINAL_EVENT_TYPES } from '@tollgate/call-life';
 import { col, defineTable, select } from '@tollgate/persistence';
 import { type ReconciliationReport } from './reconciliation-report';
 import { type BookBalance } from './compare-books';
+import { type CallFacts } from './metered-check';
 
 type Executor = Pick<EntityManager, 'query'>;
 type Report = ReconciliationReport;
@@ -16,6 +17,7 @@ const OPEN_CALL = defineTable('(call not terminal)', {
 const OPEN_CASE = defineTable('(open reconciliation)', {
   intent_id: col.uuid().required(), attempt: col.integer().required(), reason: col.text().required(), tries: col.integer().required(), opened_at: col.timestamptz().required(),
 });
+const CALL_FACTS = defineTable('(call facts)', { intent_id: col.uuid().required(), events: col.jsonb<CallFacts['events']>().required() });
 const PARKED = defineTable('(parked event)', {
   service: col.text().required(), consumer: col.text().required(), topic: col.text().required(), partition: col.integer().required(), offset: col.text().required(),
   event_id: col.uuid().nullable(), reason: col.text().required(), parked_at: col.timestamptz().required(),
@@ -39,6 +41,16 @@ export const Books = {
   /** The journal's balances, summed per account and asset. */
   async journalBalances(m: Executor): Promise<BookBalance[]> {
     return select(m, BALANCE_LINE, ['account', 'asset', 'balance'], 'SELECT account, asset, sum(amount)::text AS balance FROM ledger.journal_entry GROUP BY 1, 2');
+  },
+
+  /** Every fact the ledger holds of each metered call (a hold with a metered price), the newest `limit` calls. */
+  async meteredCalls(m: Executor, limit: number): Promise<CallFacts[]> {
+    const rows = await select(m, CALL_FACTS, ['intent_id', 'events'],
+      `SELECT t.intent_id, jsonb_agg(jsonb_build_object('type', t.type, 'payload', t.payload) ORDER BY t.occurred_at) AS events
+         FROM ledger.timeline_entry t
+        WHERE t.intent_id IN (SELECT h.intent_id FROM ledger.timeline_entry h WHERE h.type = 'PaymentHeld' AND h.payload ? 'metered' ORDER BY h.occurred_at DESC LIMIT $1)
+        GROUP BY t.intent_id`, [limit]);
+    return rows.map((r) => ({ intentId: r.intent_id, events: r.events }));
   },
 
   /** Calls whose first event is older than `olderThanSeconds` with no terminal event yet. */

@@ -9,6 +9,8 @@ export interface ReconciliationReport {
   callsNotTerminal: { olderThanSeconds: number; calls: { intentId: string; startedAt: string; lastType: string; lastAt: string; operationKey: string | null }[] };
   /** Execution's open reconciliations: dispatched, result unknown, awaiting a decision or the automatic check. */
   unknownOutcomes: { available: boolean; open: { intentId: string; attempt: number; reason: string; tries: number; openedAt: string }[] };
+  /** Metered calls: charge = min(max(units × unit price, minimum), hold), and the hold resolved once (the newest 10,000). */
+  meteredCalls: { checked: number; problems: { intentId: string; problem: string }[] };
   /** Events a consumer parked (dead letters) not yet re-driven, per service. */
   parkedEvents: { service: string; consumer: string; topic: string; partition: number; offset: string; eventId: string | null; reason: string; parkedAt: string }[];
 }

@@ -4,12 +4,15 @@ import { type DataSource } from 'typeorm';
 import { LEDGER } from '../ledger.constants';
 import { Books } from './books.repository';
 import { type BookBalance, compareBooks } from './compare-books';
+import { checkMeteredCalls } from './metered-check';
 import { type ReconciliationReport } from './reconciliation-report';
 
 export { type ReconciliationReport } from './reconciliation-report';
 
 const SERVICES = ['gateway', 'execution', 'payment', 'settlement', 'ledger'] as const;
 const LIMIT = 500;
+/** How many of the newest metered calls each report checks. */
+const METERED_CHECKED = 10_000;
 
 /**
  * The reconciliation report. The other books are read from their services' schemas, read-only, in one
@@ -32,6 +35,7 @@ export class ReconciliationUseCase {
         accounts: { lines, mismatches: lines.filter((l) => l.status === 'mismatch').length, available: schemas.has('payment') && schemas.has('settlement') },
         callsNotTerminal: { olderThanSeconds, calls: await Books.callsNotTerminal(m, olderThanSeconds, LIMIT) },
         unknownOutcomes: { available: schemas.has('execution'), open: schemas.has('execution') ? await Books.openUnknownOutcomes(m, LIMIT) : [] },
+        meteredCalls: checkMeteredCalls(await Books.meteredCalls(m, METERED_CHECKED)),
         parkedEvents: (await Promise.all(SERVICES.filter((s) => schemas.has(s)).map((s) => Books.parkedEvents(m, s, LIMIT)))).flat(),
       };
     });

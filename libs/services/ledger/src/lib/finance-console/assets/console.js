@@ -139,6 +139,13 @@
     const call = await api(`/calls/${encodeURIComponent(intentId)}`);
     view.append(el('h3', {}, `Call ${call.intentId}`), el('p', {}, 'Status: ', el('b', { id: 'call-status' }, call.status)));
     if (call.contradictions.length) view.append(el('p', { class: 'bad' }, `Contradictions: ${call.contradictions.join(', ')}`));
+    const m = call.money;
+    const amt = (a) => (a ? `${a.amountMinor} ${a.asset}` : '—');
+    view.append(el('p', { id: 'call-money' }, `Rail: ${m.rail ?? '—'} · held ${amt(m.held)} · charged ${amt(m.charged)} · released ${amt(m.released)}`));
+    if (m.usage) {
+      view.append(el('p', { id: 'call-usage', class: m.usage.flag ? 'bad' : '' }, `Usage: ${m.usage.units ?? 'no usable report'} × ${m.usage.unit} at ${m.usage.unitPriceMinor} each`
+        + `${m.usage.minimumMinor ? `, minimum ${m.usage.minimumMinor}` : ''}${m.usage.flag ? ` — flagged: ${m.usage.flag}` : ''}`));
+    }
     view.append(el('ol', { class: 'timeline', id: 'call-timeline' }, ...call.timeline.map((t) => el('li', { 'data-type': t.type },
       el('b', {}, t.type), ` by ${t.producer} at ${t.occurredAt} (recorded ${t.recordedAt})`, el('pre', {}, JSON.stringify(t.details, null, 2))))));
     const { entries } = await api(`/journal?intentId=${encodeURIComponent(intentId)}`);
@@ -166,13 +173,14 @@
   async function loadReconciliation() {
     const r = await api(`/reconciliation?${query($('#reconciliation-form'))}`);
     const summary = el('p', { id: 'reconciliation-summary', class: r.accounts.mismatches ? 'bad' : 'ok' },
-      `${r.accounts.lines.length} accounts compared, ${r.accounts.mismatches} mismatched; ${r.callsNotTerminal.calls.length} calls not terminal; ${r.unknownOutcomes.open.length} unknown outcomes open; ${r.parkedEvents.length} parked events.`);
+      `${r.accounts.lines.length} accounts compared, ${r.accounts.mismatches} mismatched; ${r.callsNotTerminal.calls.length} calls not terminal; ${r.unknownOutcomes.open.length} unknown outcomes open; ${r.parkedEvents.length} parked events; ${r.meteredCalls.checked} metered calls checked, ${r.meteredCalls.problems.length} off the charge rule.`);
     $('#reconciliation-view').replaceChildren(summary,
       el('h3', {}, 'Books by account (payment + settlement = journal)'),
       table([{ label: 'Account' }, { label: 'Asset' }, { label: 'Payment', num: true }, { label: 'Settlement', num: true }, { label: 'Journal', num: true }, { label: 'Difference', num: true }, { label: 'Status' }],
         r.accounts.lines.map((l) => [l.account, l.asset, l.payment, l.settlement, l.journal, l.difference, l.status])),
       el('h3', {}, 'Calls not terminal'), table([{ label: 'Call' }, { label: 'Last event' }, { label: 'Started' }], r.callsNotTerminal.calls.map((c) => [el('a', { href: `#call/${c.intentId}` }, c.intentId), c.lastType, c.startedAt])),
       el('h3', {}, 'Unknown outcomes open'), table([{ label: 'Call' }, { label: 'Reason' }, { label: 'Since' }], r.unknownOutcomes.open.map((u) => [el('a', { href: `#call/${u.intentId}` }, u.intentId), u.reason, u.openedAt])),
+      el('h3', {}, 'Metered calls off the charge rule'), table([{ label: 'Call' }, { label: 'Problem' }], r.meteredCalls.problems.map((p) => [el('a', { href: `#call/${p.intentId}` }, p.intentId), p.problem])),
       el('h3', {}, 'Parked events'), table([{ label: 'Service' }, { label: 'Consumer' }, { label: 'Topic' }, { label: 'Reason' }], r.parkedEvents.map((p) => [p.service, p.consumer, p.topic, p.reason])));
   }
 

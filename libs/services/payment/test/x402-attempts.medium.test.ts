@@ -1,0 +1,64 @@
+/**
+ * Medium tier (real PostgreSQL with payment's migrations): an x402 attempt ends once (P4, B3). Two workers that both
+ * reach the end of one attempt — a lease that ran out while the first was still waiting for the facilitator — apply
+ * their `Settled` at once, each in its own transaction, each placing the hold as `SettleX402UseCase.record` does: the
+ * attempt's row lock and its "already ended" check let exactly one through, so the payer's money is credited and
+ * held once.
+ */
+import { randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { accountKey } from '@tollgate/accounting';
+import { type CallRequestedPayload } from '@tollgate/contracts';
+import { OutboxWriter } from '@tollgate/messaging';
+import { balanceOf, openServiceDataSource } from '@tollgate/persistence';
+import { createTestDatabase } from '@tollgate/testing';
+import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
+import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
+import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
+import { PlaceHoldUseCase } from '../src/lib/place-hold/place-hold.usecase';
+import { X402Attempts } from '../src/lib/settle-x402/x402-attempts.repository';
+import { X402Payments } from '../src/lib/settle-x402/x402-payments';
+
+jest.setTimeout(60_000);
+
+describe('an x402 attempt ends once (medium tier)', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+  let place: PlaceHoldUseCase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tollgate_pay_x402_medium');
+    ds = await openServiceDataSource(paymentDataSourceOptions(db.url));
+    const outbox = new OutboxWriter('payment', 'payment');
+    const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
+    place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), new FundWalletUseCase(ds, outbox));
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  it('two workers settling one attempt at once: one applies, the hold is placed and the wallet credited once', async () => {
+    const ownerId = `owner-${randomUUID()}`;
+    const request: CallRequestedPayload = {
+      intentId: randomUUID(), ownerId, agentId: `agent-${randomUUID()}`, mcpUrlId: 'url-1', toolId: 'tool-1', toolName: 'reverse_text', contractVersion: 1,
+      arguments: {}, argumentsHash: 'a'.repeat(64), price: { amountMinor: '25', asset: 'USDC' }, deadlineAt: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const nonce = `0x${randomUUID().replace(/-/g, '')}`;
+    await ds.transaction((m) => X402Attempts.record(m, {
+      intent_id: request.intentId, network: 'eip155:84532', payer: '0xpayer', nonce, amount_minor: '25', asset: 'USDC', facilitator: 'http://facilitator',
+      payment_id: `pay_${randomUUID()}`, payment: {} as never, requirements: {} as never, request, causation_id: randomUUID(), approved: false,
+    }));
+    await ds.transaction((m) => X402Attempts.apply(m, request.intentId, { type: 'Verified', payer: '0xpayer' }));
+    // Each worker as SettleX402UseCase.record: the end folded onto the locked row, then the hold when it applied.
+    const settle = () => ds.transaction(async (m) => {
+      const life = await X402Attempts.apply(m, request.intentId, { type: 'Settled', transaction: '0xtx' });
+      if (life) await place.holdAfterSettlement(m, request, { amountMinor: 25n, reference: `x402:eip155:84532:${nonce}`, response: { success: true, transaction: '0xtx', network: 'eip155:84532', payer: '0xpayer' } as never, approved: false }, randomUUID());
+      return life !== undefined;
+    });
+    const applied = await Promise.all([settle(), settle()]);
+    expect(applied.filter(Boolean)).toHaveLength(1);
+    expect(await balanceOf(ds.manager, 'payment', accountKey({ kind: 'held', ownerId }), 'USDC')).toBe(25n);
+    expect(Number((await ds.query('SELECT count(*)::int AS n FROM payment.hold WHERE intent_id = $1', [request.intentId]))[0].n)).toBe(1);
+  });
+});
