@@ -12,3 +12,4 @@ export * from './lib/own-postgres';
 export * from './lib/packet-drop';
 export * from './lib/table-declarations';
 export * from './lib/execution-attempts';
+export * from './lib/overlapping-transactions';

@@ -10,7 +10,7 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { attemptStatus, type CallEvent, callEvent, readyToDispatch } from '@tollgate/call-life';
 import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
-import { createTestDatabase } from '@tollgate/testing';
+import { createTestDatabase, overlappingTransactions } from '@tollgate/testing';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
 import { RejectParkedCallUseCase } from '../src/lib/dispatch-call/reject-parked-call.usecase';
@@ -94,16 +94,10 @@ describe('execution dispatches a held call once, with the call-life model (mediu
 
   it('request and hold applied at once by two replicas (first one not committed yet): the second evolves the first\'s state, one dispatch', async () => {
     const c = call();
-    const first = ds.createQueryRunner();
-    await first.connect();
-    await first.startTransaction();
-    expect(await recordAll(first.manager, [{ event: c.events[0]!, arguments: { text: 'hello' } }])).toEqual([]);
     // The second replica's batch waits for the first's row, then sees its request.
-    const second = ds.transaction((m) => recordAll(m, [{ event: c.events[1]! }]));
-    await new Promise((r) => setTimeout(r, 200));
-    await first.commitTransaction();
-    await first.release();
-    expect((await second).map(({ dispatch: d }) => [d.intentId, d.arguments])).toEqual([[c.intentId, { text: 'hello' }]]);
+    const [first, second] = await overlappingTransactions(ds, (m) => recordAll(m, [{ event: c.events[0]!, arguments: { text: 'hello' } }]), (m) => recordAll(m, [{ event: c.events[1]! }]));
+    expect(first).toEqual([]);
+    expect(second.map(({ dispatch: d }) => [d.intentId, d.arguments])).toEqual([[c.intentId, { text: 'hello' }]]);
     expect((await outbox(c.intentId)).map((e) => e.type)).toEqual(['CallDispatched']);
   });
 

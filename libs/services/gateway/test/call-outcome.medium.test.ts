@@ -11,7 +11,7 @@ import { type DataSource } from 'typeorm';
 import { attemptCount, type CallEvent, callEvent, evolve, failureOf, foldCall, initialState, isAnswered, repeatVerdict, status } from '@tollgate/call-life';
 import { arbitraryDelivery, arbitraryLife, type GeneratedLife, lifeOf } from '@tollgate/call-life/testing';
 import { openServiceDataSource } from '@tollgate/persistence';
-import { createTestDatabase } from '@tollgate/testing';
+import { createTestDatabase, overlappingTransactions } from '@tollgate/testing';
 import { CallsRepository } from '../src/lib/calls/calls.repository';
 import { answerOf } from '../src/lib/call-tool/call-answer';
 import { gatewayDataSourceOptions } from '../src/lib/gateway.datasource-options';
@@ -135,15 +135,7 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     await insert(life);
     const [held, ...rest] = life.events.filter((e) => e.type !== 'CallRequested');
     // The first transaction folds the hold and stays open; the second folds the rest meanwhile, then the first commits.
-    const first = ds.createQueryRunner();
-    await first.connect();
-    await first.startTransaction();
-    await record.execute(first.manager, [held!]);
-    const second = ds.transaction((m) => record.execute(m, rest));
-    await new Promise((r) => setTimeout(r, 200));
-    await first.commitTransaction();
-    await first.release();
-    await second;
+    await overlappingTransactions(ds, (m) => record.execute(m, [held!]), (m) => record.execute(m, rest));
     expect((await calls.find(life.intentId))!.life).toEqual(foldCall(life.intentId, life.events));
   });
 

@@ -11,7 +11,7 @@ import { type CallEvent, callEvent, type CallState, foldCall, status } from '@to
 import { arbitraryDelivery, arbitraryLife, lifeOf } from '@tollgate/call-life/testing';
 import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
-import { createTestDatabase } from '@tollgate/testing';
+import { createTestDatabase, overlappingTransactions } from '@tollgate/testing';
 import { CloseVerificationUseCase } from '../src/lib/close-verification/close-verification.usecase';
 import { VerificationWorkflow } from '../src/lib/record-call-fact/verification.workflow';
 import { settlementDataSourceOptions } from '../src/lib/settlement.datasource-options';
@@ -101,15 +101,7 @@ describe('settlement on the call-life model (medium tier)', () => {
   it('a hold and a confirmed effect applied at once by two replicas (first not committed yet): the call is settled, not lost', async () => {
     const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 700, free: false, fallbacks: 0, branch: 'confirmed', final: false });
     const [held, ...rest] = life.events.filter((e) => SETTLEMENT_READS.has(e.type));
-    const first = ds.createQueryRunner();
-    await first.connect();
-    await first.startTransaction();
-    await record.execute(first.manager, [held!]);
-    const second = ds.transaction((m) => record.execute(m, rest));
-    await new Promise((r) => setTimeout(r, 200));
-    await first.commitTransaction();
-    await first.release();
-    await second;
+    await overlappingTransactions(ds, (m) => record.execute(m, [held!]), (m) => record.execute(m, rest));
     while ((await close.execute()) > 0);
     expect((await emitted(life.intentId, 'settlement.call.settled.v1')).map((p) => p['holdId'])).toEqual([(held!.payload as { holdId: string }).holdId]);
   });
