@@ -50,9 +50,12 @@ async function timedCall(agent: Client, tool: string, args: Record<string, unkno
 
 const paidAndAnswered = (r: CallToolResult) => ({ error: errorOf(r)?.code ?? null, held: receiptOf(r)?.held.amountMinor });
 
-function sideBySide(mode: string, start: () => Promise<{ agent: Client; stop(): Promise<void> }>): void {
+/** What each mode's suite runs against: a paying agent, and the ledger's finance API with an operator token. */
+interface World { agent: Client; ledger: string; token: string; stop(): Promise<void> }
+
+function sideBySide(mode: string, start: () => Promise<World>): void {
   describe(`calls side by side (${mode})`, () => {
-    let world: { agent: Client; stop(): Promise<void> };
+    let world: World;
     beforeAll(async () => {
       world = await start();
     });
@@ -77,6 +80,26 @@ function sideBySide(mode: string, start: () => Promise<{ agent: Client; stop(): 
       expect(during.ms).toBeLessThan(usual.ms + 1000);
     });
 
+    it('B6: the ledger has each call within 1 s of its receipt; until then it says the call is known, never a bare 404', async () => {
+      const lags: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const r = await callThrough(world.agent, 'reverse_text', { text: `ledger ${i}` });
+        const receivedAt = Date.now();
+        const intentId = receiptOf(r)!.intentId;
+        for (;;) {
+          const res = await fetch(`${world.ledger}/calls/${intentId}`, { headers: { authorization: `Bearer ${world.token}` } });
+          if (res.status === 200) break;
+          expect({ status: res.status, code: ((await res.json()) as { code: string }).code }).toEqual({ status: 404, code: 'CALL_NOT_YET_IN_LEDGER' });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        lags.push(Date.now() - receivedAt);
+      }
+      expect(Math.max(...lags)).toBeLessThan(1000);
+      // A call no one made is simply not found.
+      const unknown = await fetch(`${world.ledger}/calls/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${world.token}` } });
+      expect(((await unknown.json()) as { code: string }).code).toBe('CALL_NOT_FOUND');
+    });
+
     it('a provider that hangs until the deadline holds up nothing else, not even its own other calls', async () => {
       const { agent } = world;
       const hanging = timedCall(agent, 'slow_echo', { message: 'hang', delayMs: 60_000 });
@@ -96,7 +119,7 @@ function sideBySide(mode: string, start: () => Promise<{ agent: Client; stop(): 
 sideBySide('distributed', async () => {
   const system: DistributedSystem = await startDistributedSystem(SERVICES, { GATEWAY_CALL_DEADLINE_MS: DEADLINE_MS, SETTLEMENT_VERIFICATION_WINDOW_MS: '200' });
   const h = { gateway: system.url('gateway'), discovery: system.url('discovery'), payment: system.url('payment'), providers: system.url('sample-providers'), token: system.adminToken };
-  return { agent: await payingAgent(h, true), stop: () => system.stop() };
+  return { agent: await payingAgent(h, true), ledger: system.url('ledger'), token: system.adminToken, stop: () => system.stop() };
 });
 
 sideBySide('embedded', async () => {
@@ -107,5 +130,5 @@ sideBySide('embedded', async () => {
   const system: EmbeddedSystem = await startEmbeddedSystem('side-by-side', { GATEWAY_CALL_DEADLINE_MS: DEADLINE_MS, UPSTREAM_CREDENTIALS: `${providersUrl}=${PROVIDERS_TOKEN}` });
   const h = { gateway: system.base, discovery: system.base, payment: system.base, providers: providersUrl, token: system.adminToken };
   // The embedded host serves text-tools itself; slow-tools comes from the providers' process.
-  return { agent: await payingAgent(h, false), stop: async () => { await system.stop(); await providers.stop(); } };
+  return { agent: await payingAgent(h, false), ledger: system.base, token: system.adminToken, stop: async () => { await system.stop(); await providers.stop(); } };
 });

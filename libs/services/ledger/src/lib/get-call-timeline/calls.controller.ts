@@ -1,8 +1,11 @@
-import { BadRequestException, Controller, ForbiddenException, Get, NotFoundException, Param, ParseUUIDPipe, Query, UseGuards } from '@nestjs/common';
+import { BadRequestException, Controller, ForbiddenException, Get, HttpException, HttpStatus, NotFoundException, Param, ParseUUIDPipe, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Caller, FinanceAuthGuard } from '../finance-access/finance-auth.guard';
 import { type FinanceCaller } from '../finance-access/finance-caller';
 import { type CallTimeline, GetCallTimelineUseCase } from './get-call-timeline.usecase';
+
+/** How soon to ask again for a call the ledger has not recorded yet. */
+const LEDGER_RETRY_MS = 500;
 
 /** Finance view of one call: every recorded fact with its own timestamp and producing service. */
 @ApiTags('finance')
@@ -25,8 +28,15 @@ export class CallsController {
   @Get(':intentId')
   async get(@Caller() caller: FinanceCaller, @Param('intentId', new ParseUUIDPipe()) intentId: string): Promise<CallTimeline> {
     const timeline = await this.getTimeline.execute(intentId, caller);
+    if (timeline) return timeline;
+    // Known to the platform, not yet in the ledger (a read model that follows the event log within about a second).
+    if (await this.getTimeline.knownButNotYetRecorded(intentId, caller)) {
+      throw new HttpException({
+        code: 'CALL_NOT_YET_IN_LEDGER', retryable: true, retryAfterMs: LEDGER_RETRY_MS,
+        message: 'The platform has this call, but the ledger has not recorded it yet (it follows the event log, usually within a second). Retry shortly.',
+      }, HttpStatus.NOT_FOUND);
+    }
     // A call outside an owner-scoped token's owner is "not found" too: its existence is not theirs to learn.
-    if (!timeline) throw new NotFoundException({ code: 'CALL_NOT_FOUND', message: 'No call with this intentId has been recorded.' });
-    return timeline;
+    throw new NotFoundException({ code: 'CALL_NOT_FOUND', message: 'No call with this intentId has been recorded.' });
   }
 }

@@ -73,6 +73,15 @@ export class GetCallTimelineUseCase {
     };
   }
 
+  /**
+   * Whether the platform knows a call the ledger has not recorded yet (the ledger is a read model of the event log:
+   * it follows each fact within about a second). Only for a caller who may see the call's owner.
+   */
+  async knownButNotYetRecorded(intentId: string, caller: FinanceCaller): Promise<boolean> {
+    const ownerId = await TimelineEntries.ownerOfPendingCall(this.dataSource, intentId);
+    return ownerId !== undefined && mayReadOwner(caller, ownerId);
+  }
+
   /** The calls an operation key named (keys are per agent, so several agents' calls may share one). */
   byOperationKey(operationKey: string): Promise<KeyedCall[]> {
     return TimelineEntries.callsByOperationKey(this.dataSource, operationKey);

@@ -25,8 +25,21 @@ export interface KeyedCall { intentId: string; ownerId: string; agentId: string;
 
 type Executor = Pick<EntityManager, 'query'>;
 
+const PENDING = defineTable('(call the gateway recorded)', { owner_id: col.text().required() });
+
 /** The reads of the call views (`/calls/:intentId`, ops `inspect`); the projection writes the table. */
 export const TimelineEntries = {
+  /**
+   * The owner of a call the gateway recorded (its CallRequested committed) but the ledger has not projected yet, read
+   * from the gateway's schema in the one database; undefined when the gateway does not know it (or its schema is not here).
+   */
+  async ownerOfPendingCall(db: Executor, intentId: string): Promise<string | undefined> {
+    const [gateway] = await db.query(`SELECT to_regclass('gateway.call') IS NOT NULL AS present`) as { present: boolean }[];
+    if (!gateway?.present) return undefined;
+    return (await select(db, PENDING, ['owner_id'],
+      'SELECT a.owner_id::text AS owner_id FROM gateway.call c JOIN gateway.agent a USING (agent_id) WHERE c.intent_id = $1', [intentId]))[0]?.owner_id;
+  },
+
   /** Every event of a call, in the order it happened. */
   async ofCall(db: Executor, intentId: string): Promise<TimelineEntryRow[]> {
     return select(db, TIMELINE_ENTRY, ['event_id', 'type', 'producer', 'occurred_at', 'recorded_at', 'payload'],

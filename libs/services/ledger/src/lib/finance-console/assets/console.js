@@ -35,7 +35,20 @@
     if (res.ok) return body;
     const message = body && body.message ? `${body.code}: ${body.message}` : `HTTP ${res.status}`;
     if (res.status === 401 && !$('#nav').hidden) signOut();
-    throw new Error(message);
+    throw Object.assign(new Error(message), { code: body && body.code, retryAfterMs: body && body.retryAfterMs });
+  }
+
+  /** A call the platform has but the ledger has not recorded yet: said on the page, asked again a few times. */
+  async function callWhenRecorded(intentId, view) {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await api(`/calls/${encodeURIComponent(intentId)}`);
+      } catch (e) {
+        if (e.code !== 'CALL_NOT_YET_IN_LEDGER' || tries >= 10) throw e;
+        view.replaceChildren(el('p', { id: 'call-pending' }, 'The platform has this call; the ledger records it within about a second…'));
+        await new Promise((r) => setTimeout(r, e.retryAfterMs || 500));
+      }
+    }
   }
 
   async function download(path, filename) {
@@ -136,7 +149,8 @@
       }
       intentId = calls[0].intentId;
     }
-    const call = await api(`/calls/${encodeURIComponent(intentId)}`);
+    const call = await callWhenRecorded(intentId, view);
+    view.replaceChildren();
     view.append(el('h3', {}, `Call ${call.intentId}`), el('p', {}, 'Status: ', el('b', { id: 'call-status' }, call.status)));
     if (call.contradictions.length) view.append(el('p', { class: 'bad' }, `Contradictions: ${call.contradictions.join(', ')}`));
     const m = call.money;
