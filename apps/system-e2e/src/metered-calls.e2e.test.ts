@@ -66,6 +66,9 @@ describe('metered calls from the wallet (embedded)', () => {
     try {
       const tool = (await listed.listTools()).tools.find((t) => t.name === 'summarize_text');
       expect(tool?._meta?.['assay/price']).toMatchObject({ amountMinor: '100000', display });
+      // The 2026-07-28 client calls it directly: held at the maximum, its usage on the receipt.
+      const direct = (await listed.callTool({ name: 'summarize_text', arguments: { text: 'y'.repeat(301) } })) as CallToolResult;
+      expect(receiptOf(direct)).toMatchObject({ status: 'VERIFYING', held: { amountMinor: '100000' }, usage: { unit: '100_chars', units: '4' } });
     } finally {
       await listed.close();
     }

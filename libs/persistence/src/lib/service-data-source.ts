@@ -56,11 +56,41 @@ export async function openServiceDataSource(options: DataSourceOptions): Promise
   return ds;
 }
 
+/** The migrations table of a schema holds names this build does not know: the database was migrated by a newer one. */
+export class SchemaAheadError extends Error {}
+
+/**
+ * Applies the pending migrations of one service, under a session advisory lock on the service's schema: replicas
+ * started together (or a `migrate` Job beside them) take turns, so each migration runs once and the others find
+ * nothing pending. A schema already ahead of this build (migrations it does not know) is refused with a clear message
+ * before anything runs: a rolled-back deployment never runs old code on a newer schema.
+ */
 export async function migrate(ds: DataSource): Promise<string[]> {
-  const schema = (ds.options as { schema?: string }).schema;
-  if (schema) await ds.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  const applied = await ds.runMigrations({ transaction: 'each' });
-  return applied.map((m) => m.name);
+  const schema = (ds.options as { schema?: string }).schema ?? 'public';
+  const lock = ds.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtext($1))', [`tollgate-migrations:${schema}`]);
+    await ds.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await refuseSchemaAhead(ds, schema);
+    const applied = await ds.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [`tollgate-migrations:${schema}`]).catch(() => undefined);
+    await lock.release();
+  }
+}
+
+async function refuseSchemaAhead(ds: DataSource, schema: string): Promise<void> {
+  const [table] = (await ds.query('SELECT to_regclass($1) IS NOT NULL AS present', [`"${schema}".migrations`])) as { present: boolean }[];
+  if (!table?.present) return;
+  const known = new Set(ds.migrations.map((m) => m.name ?? m.constructor.name));
+  const applied = ((await ds.query(`SELECT name FROM "${schema}".migrations ORDER BY id`)) as { name: string }[]).map((r) => r.name);
+  const unknown = applied.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    throw new SchemaAheadError(`the "${schema}" schema was migrated by a newer build (${unknown.join(', ')} unknown here): run that build, `
+      + 'or restore the database to this build\'s schema; nothing was changed');
+  }
 }
 
 /** Creates the database named in `url` if it does not exist (for CI, tests and first runs). */
