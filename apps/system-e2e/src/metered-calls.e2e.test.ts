@@ -11,7 +11,7 @@ import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startTsProcess, waitFor } from '@tollgate/testing';
-import { callThrough, connectAgent, connectModernAgent, errorOf, type EmbeddedSystem, postJson, receiptOf, startEmbeddedSystem } from './agent-client';
+import { callThrough, connectAgent, connectModernAgent, errorOf, type EmbeddedSystem, postJson, receiptOf, runOpsCli, startEmbeddedSystem } from './agent-client';
 
 jest.setTimeout(240_000);
 
@@ -133,6 +133,12 @@ describe('metered calls from the wallet (embedded)', () => {
     const mine = events.filter((e) => e.id === intentId);
     expect(mine).toEqual([expect.objectContaining({ specversion: '1.0', type: 'io.tollgate.call.usage.v1', subject: ownerId, data: expect.objectContaining({ unit: '100_chars', value: '2', chargeMinor: '5000' }) })]);
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+  });
+
+  it('replay = live: the timelines, journal and balances rebuilt from the archive equal the live ones, metered facts included', async () => {
+    const replay = await runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', ['replay', '--database-url', system.pgUrl, '--verify', '--json']);
+    expect(replay.code).toBe(0);
+    expect(replay.out).toContain('"differences": []');
   });
 
   it('an x402 payment for a metered tool is refused and charges nothing', async () => {

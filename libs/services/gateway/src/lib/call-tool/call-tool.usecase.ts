@@ -9,7 +9,7 @@ import { agentErrorResult, CallRequested, type CallRequestedPayload, digestOf, m
 import { type OutboxWriter } from '@tollgate/messaging';
 import { createLogger, withLogContext } from '@tollgate/observability';
 import { CatalogIndex } from '../catalog/catalog-index.service';
-import { AccessPolicyService, type PolicyInForce } from '../access-policy/access-policy.service';
+import { AccessPolicyService } from '../access-policy/access-policy.service';
 import { type CallerIdentity } from '../authenticate/authenticate.usecase';
 import { type CatalogTool, inScope, noProviderFits, type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
@@ -22,7 +22,10 @@ import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 
 import { TASKS_EXTENSION } from '../call-tasks/call-task';
 import { CallWaiters } from './call-waiters.service';
-import { type ProgressListener, ProgressStream } from './progress-stream';
+import { ProgressStream } from './progress-stream';
+import { type ToolCallRequest } from './tool-call-request';
+
+export { type CallOptions, type ToolCallRequest } from './tool-call-request';
 
 export { type ToolCallResult } from './call-answer';
 
@@ -49,10 +52,8 @@ export class CallToolUseCase {
     private readonly calls: CallsRepository,
   ) {}
 
-  async execute(
-    caller: CallerIdentity, profile: UrlProfile, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, policies: readonly PolicyInForce[] = [],
-    { onProgress, tasks }: CallOptions = {},
-  ): Promise<ToolCallResult> {
+  async execute(call: ToolCallRequest): Promise<ToolCallResult> {
+    const { caller, profile, name, args, meta = {}, policies = [], onProgress, tasks } = call;
     const read = readOperationKey(meta);
     if (!read.ok) return agentErrorResult({ code: 'MCP_IDEMPOTENCY_KEY_INVALID', retryable: false, message: read.message });
     // The catalog read model in memory (reloaded on every catalog change, here and on the other replicas via NOTIFY);
@@ -235,12 +236,6 @@ interface RunOptions {
   progress?: ProgressStream;
 }
 
-export interface CallOptions {
-  /** The agent asked for progress (a progressToken): it hears the provider's while the request waits. */
-  onProgress?: ProgressListener;
-  /** The agent takes tasks (2026-07-28 extension): a tool its provider runs as a task is answered as one at once. */
-  tasks?: boolean;
-}
 
 /** The answer of a call whose outcome is not recorded yet: retry with the same operation key, never charged twice. */
 function stillRunning(intentId: string): ToolCallResult {

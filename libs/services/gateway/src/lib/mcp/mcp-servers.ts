@@ -170,9 +170,9 @@ export class McpServers {
         if (bad) return bad;
         const inner = args as { name: string; arguments?: Record<string, unknown> };
         if (HOSTED.has(inner.name)) return invalidArguments([{ field: 'name', problem: 'must be a catalog tool; call discovery tools directly' }]);
-        return measuredCall(this.callTool.execute(caller, profile, inner.name, inner.arguments ?? {}, meta, policies, call));
+        return measuredCall(this.callTool.execute({ caller, profile, name: inner.name, args: inner.arguments ?? {}, meta, policies, ...call }));
       }
       default:
-        return measuredCall(this.callTool.execute(caller, profile, name, args ?? {}, meta, policies, call));
+        return measuredCall(this.callTool.execute({ caller, profile, name, args: args ?? {}, meta, policies, ...call }));
     }
   }}
