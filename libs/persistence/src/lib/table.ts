@@ -9,10 +9,10 @@ import { returnedRows } from './service-data-source';
  */
 
 /** The PostgreSQL types in use, as `information_schema.columns.data_type` names them. */
-export type PgType = 'uuid' | 'text' | 'jsonb' | 'bigint' | 'integer' | 'boolean' | 'timestamp with time zone' | 'double precision';
+export type PgType = 'uuid' | 'text' | 'jsonb' | 'bigint' | 'integer' | 'boolean' | 'timestamp with time zone' | 'double precision' | 'bytea' | 'date' | 'character varying';
 
-type Scalar<T extends PgType> = T extends 'uuid' | 'text' | 'bigint' ? string : T extends 'integer' | 'double precision' ? number
-  : T extends 'boolean' ? boolean : T extends 'timestamp with time zone' ? Date : unknown;
+type Scalar<T extends PgType> = T extends 'uuid' | 'text' | 'bigint' | 'character varying' ? string : T extends 'integer' | 'double precision' ? number
+  : T extends 'boolean' ? boolean : T extends 'timestamp with time zone' | 'date' ? Date : T extends 'bytea' ? Buffer : unknown;
 
 export interface Column<V = unknown> {
   type: PgType;
@@ -39,6 +39,9 @@ export const col = {
   timestamptz: () => column('timestamp with time zone'),
   float: () => column('double precision'),
   jsonb: <V>() => column<'jsonb', V>('jsonb'),
+  bytea: () => column('bytea'),
+  date: () => column('date'),
+  varchar: () => column('character varying'),
 };
 
 export interface Table<C extends Record<string, Column>> {
@@ -61,6 +64,7 @@ const KIND: Record<PgType, (v: unknown) => boolean> = {
   uuid: (v) => typeof v === 'string', text: (v) => typeof v === 'string', bigint: (v) => typeof v === 'string',
   integer: (v) => typeof v === 'number', 'double precision': (v) => typeof v === 'number', boolean: (v) => typeof v === 'boolean',
   'timestamp with time zone': (v) => v instanceof Date, jsonb: (v) => v !== undefined,
+  bytea: (v) => Buffer.isBuffer(v), date: (v) => v instanceof Date, 'character varying': (v) => typeof v === 'string',
 };
 
 /**

@@ -6,6 +6,12 @@ import { col, defineTable, select } from '../table';
 const POSTED = defineTable('(posting result)', { recorded: col.integer().required(), debited: col.integer().required() });
 /** `<service>.balance`: each account's running balance per asset. */
 export const LEDGER_BALANCE = defineTable('(service).balance', { account: col.text().required(), asset: col.text().required(), balance: col.bigint().required() });
+/** `<service>.posting`: one row per booked posting, named by what it books (so each happens once). */
+export const LEDGER_POSTING = defineTable('(service).posting', { posting_id: col.text().required(), kind: col.text().required(), intent_id: col.uuid().nullable(), created_at: col.timestamptz().required() });
+/** `<service>.entry`: a posting's lines, one account and asset each. */
+export const LEDGER_ENTRY = defineTable('(service).entry', {
+  posting_id: col.text().required(), seq: col.integer().required(), account: col.text().required(), asset: col.text().required(), amount: col.bigint().required(),
+});
 
 /**
  * A service's share of the double-entry ledger in its own schema: `posting`

@@ -6,6 +6,11 @@ import { type UrlProfile } from '../catalog/catalog-access';
 import { GATEWAY } from '../gateway.constants';
 
 /** `gateway.mcp_url`: one row per MCP URL an agent connects to, with the profile it serves. */
+/** `gateway.owner`: who pays (a wallet's holder). */
+export const OWNER = defineTable('gateway.owner', { owner_id: col.uuid().required(), name: col.text().required(), created_at: col.timestamptz().required() });
+/** `gateway.agent`: an owner's agent, whose credentials call tools. */
+export const AGENT = defineTable('gateway.agent', { agent_id: col.uuid().required(), owner_id: col.uuid().required(), name: col.text().required(), created_at: col.timestamptz().required() });
+
 export const MCP_URL = defineTable('gateway.mcp_url', {
   mcp_url_id: col.uuid().required(),
   slug: col.text().required(),

@@ -3,8 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type Pool } from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { type DataSource } from 'typeorm';
+import { col, defineTable } from '@tollgate/persistence';
 import { GATEWAY } from '../gateway.constants';
 import { msUntilNextUtcMinute } from '../catalog/catalog-access';
+
+/** `gateway.rate_limit`: rate-limiter-flexible's own counters (the library writes and reads it; declared to be checked). */
+export const RATE_LIMIT = defineTable('gateway.rate_limit', { key: col.varchar().required(), points: col.integer().required(), expire: col.bigint().nullable() });
 
 /** The limits of source 000 (G3.10, G4, G9), each per fixed UTC minute. */
 export const LIMITS = {

@@ -8,6 +8,12 @@ import { type CatalogTool } from '../catalog/catalog-access';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { DIMENSIONS, SentenceEncoder } from './sentence-encoder';
+import { col, defineTable } from '@tollgate/persistence';
+
+/** `gateway.tool_embedding`: each tool's sentence embedding, keyed by the hash of the text embedded. */
+export const TOOL_EMBEDDING = defineTable('gateway.tool_embedding', {
+  tool_id: col.text().required(), text_hash: col.text().required(), vector: col.bytea().required(), embedded_at: col.timestamptz().required(),
+});
 
 const logger = createLogger(GATEWAY);
 /** Distinct query embeddings kept (a repeated query costs no inference). */

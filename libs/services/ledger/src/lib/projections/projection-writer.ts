@@ -1,5 +1,17 @@
 import { type EntityManager } from 'typeorm';
+import { col, defineTable } from '@tollgate/persistence';
 import { type JournalRow, type TimelineRow } from './projection-rows';
+
+/** `ledger.journal_entry`: the double-entry journal, one line per posting entry (owner and provider derived by PostgreSQL). */
+export const JOURNAL_ENTRY = defineTable('ledger.journal_entry', {
+  posting_id: col.text().required(), seq: col.integer().required(), kind: col.text().required(), intent_id: col.uuid().nullable(), account: col.text().required(),
+  asset: col.text().required(), amount: col.bigint().required(), occurred_at: col.timestamptz().required(), event_id: col.uuid().required(),
+  recorded_at: col.timestamptz().required(), owner_id: col.text().nullable(), provider_id: col.text().nullable(),
+});
+/** `ledger.journal_day`: each account's net movement per UTC day (balances as of a time read it, not the whole journal). */
+export const JOURNAL_DAY = defineTable('ledger.journal_day', {
+  account: col.text().required(), asset: col.text().required(), day: col.date().required(), delta: col.bigint().required(), owner_id: col.text().nullable(), provider_id: col.text().nullable(),
+});
 
 /**
  * Writes projection rows into one set of projection tables: the live ones (schema `ledger`, where a statement trigger

@@ -4,6 +4,11 @@ import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/pe
 import { type PaymentPayload, type PaymentRequirements } from '../x402/x402.types';
 import { evolveX402Attempt, isOpenX402Attempt, recordedX402Attempt, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
 
+/** `payment.x402_nonce`: each authorization's nonce, spent once (by the call that recorded it). */
+export const X402_NONCE = defineTable('payment.x402_nonce', {
+  network: col.text().required(), payer: col.text().required(), nonce: col.text().required(), intent_id: col.uuid().required(), created_at: col.timestamptz().required(),
+});
+
 /** `payment.x402_attempt`: an x402 payment's durable record; its life is the sub-model's (`X402AttemptLife`). */
 export const X402_ATTEMPT = defineTable('payment.x402_attempt', {
   intent_id: col.uuid().required(),
