@@ -101,7 +101,7 @@ describe('finance API: journal, CSV, statements', () => {
     const res = await get(`/journal.csv?ownerId=${ownerA}`, tokens.all);
     expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
     const [header, ...rows] = (await res.text()).trim().split('\r\n');
-    expect(header).toBe('occurred_at,recorded_at,posting_id,seq,kind,intent_id,account,asset,amount_minor,amount');
+    expect(header).toBe('occurred_at,recorded_at,posting_id,seq,kind,intent_id,account,asset,amount_minor,amount,rail,charge_minor,unit,units,unit_price_minor');
     const sums = new Map<string, bigint>();
     for (const r of rows) {
       const f = r.split(',');

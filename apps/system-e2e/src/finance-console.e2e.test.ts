@@ -102,7 +102,7 @@ describe('finance console in headless Chromium', () => {
     await shot('journal');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#journal-csv')]);
     const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
-    expect(csv[0]).toMatch(/posting_id.*,amount_minor,amount$/);
+    expect(csv[0]).toMatch(/posting_id.*,amount_minor,amount,rail,charge_minor,unit,units,unit_price_minor$/);
     expect(csv.length - 1).toBe(kinds.length);
     expect(csv.slice(1).every((line) => line.includes(',capture,'))).toBe(true);
   });
@@ -136,7 +136,8 @@ describe('finance console in headless Chromium', () => {
     const rows = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
     expect(rows[0]).toMatch(/^row,occurred_at/);
     const closingRow = rows.find((r) => r.startsWith('closing,') && r.includes(`owner:${ownerId}:available`));
-    expect(closingRow?.split(',').slice(-2)).toEqual([String(10_000 - 3 * 250), '0.00925']);
+    // amount_minor and amount, then the five call columns (empty on a balance row).
+    expect(closingRow?.split(',').slice(-7)).toEqual([String(10_000 - 3 * 250), '0.00925', '', '', '', '', '']);
     expect(rows.filter((r) => r.startsWith('line,')).length).toBeGreaterThanOrEqual(1 + 3 * 2);
   });
 

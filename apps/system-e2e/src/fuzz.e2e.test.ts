@@ -173,6 +173,10 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
     victim = (await postJson(`${base}/admin/owners`, { name: 'Victim owner' }, admin)).json['ownerId'] as string;
     const priced = await fetch(`${base}/admin/tools/reverse_text`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ priceMinor: '100', asset: 'USDC' }) });
     expect(priced.status).toBe(200);
+    // word_count priced by use: the metered path (held at its maximum, x402 refused) is fuzzed beside the fixed one.
+    const metered = await fetch(`${base}/admin/tools/word_count`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ asset: 'USDC', metered: { unit: 'word', unitPriceMinor: '10', minimumMinor: '50', maximumMinor: '1000' } }) });
+    expect(metered.status).toBe(200);
     // No stale digest: a write in flight while the digest is taken, committed after it, is seen by the next look.
     const writer = new PgClient({ connectionString: system.pgUrl });
     await writer.connect();

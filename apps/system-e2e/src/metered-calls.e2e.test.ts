@@ -33,6 +33,11 @@ describe('metered calls from the wallet (embedded)', () => {
     return receiptOf(r)?.status === 'SETTLED' ? r : undefined;
   }, 30_000, 300);
   const charged = (r: CallToolResult) => receiptOf(r)!.charged.amountMinor;
+  /** The wallet once no call of the owner holds money any more (an earlier test's call may still be in its window). */
+  const settledWallet = async () => {
+    await waitFor('nothing held', async () => BigInt((await pg.query(`SELECT balance::text AS b FROM payment.balance WHERE account = $1`, [`owner:${ownerId}:held`])).rows[0]?.b ?? '0') === 0n || undefined, 30_000, 200);
+    return wallet();
+  };
 
   beforeAll(async () => {
     const port = await freePort();
@@ -76,7 +81,7 @@ describe('metered calls from the wallet (embedded)', () => {
 
   it('holds the maximum, charges units × unit price, releases the rest, and replays under the same key', async () => {
     const text = 'Metering is fair. '.repeat(70); // 1,260 characters: 13 units of 100
-    const before = await wallet();
+    const before = await settledWallet();
     const first = await callThrough(agent, 'summarize_text', { text }, 'metered-1');
     expect(errorOf(first)).toBeUndefined();
     expect(receiptOf(first)).toMatchObject({ status: 'VERIFYING', held: { amountMinor: HOLD.toString() } });
@@ -100,7 +105,7 @@ describe('metered calls from the wallet (embedded)', () => {
     ['reports nothing: charged the minimum', undefined, '5000'],
   ])('a provider that %s', async (_what, usage, expected) => {
     const key = `report-${JSON.stringify(usage ?? null)}`;
-    const before = await wallet();
+    const before = await settledWallet();
     const done = await settled('report_usage', { text: 'x', ...(usage === undefined ? {} : { usage }) }, key);
     expect(charged(done)).toBe(expected);
     expect(before - (await wallet())).toBe(BigInt(expected));
@@ -142,7 +147,7 @@ describe('metered calls from the wallet (embedded)', () => {
   });
 
   it('an x402 payment for a metered tool is refused and charges nothing', async () => {
-    const before = await wallet();
+    const before = await settledWallet();
     const r = await callThrough(agent, 'summarize_text', { text: 'pay me by x402' }, 'metered-x402', { 'x402/payment': { x402Version: 2, payload: {} } });
     expect(errorOf(r)).toMatchObject({ code: 'PAYMENT_REQUIRED', retryable: false });
     expect(await wallet()).toBe(before);
