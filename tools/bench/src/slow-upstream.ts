@@ -16,7 +16,9 @@ async function callSlow(c: Client, i: number, paid: boolean): Promise<void> {
   const args = { message: `slow ${i}`, delayMs: SLOW_UPSTREAM_MS };
   const r = (await (paid ? c.callTool({ name: 'call_tool', arguments: { name: 'slow_echo', arguments: args } }) : c.callTool({ name: 'slow_echo', arguments: args }))) as CallToolResult;
   if (r.isError) throw new Error(`slow call failed: ${JSON.stringify(r._meta ?? r.content)}`);
-  if (paid && (r._meta?.['assay/receipt'] as { held?: { amountMinor?: string } } | undefined)?.held?.amountMinor !== PRICE_MINOR) throw new Error(`not a paid call: ${JSON.stringify(r._meta)}`);
+  // Held while verifying, or already charged when the answer came after the settlement.
+  const receipt = r._meta?.['assay/receipt'] as { held?: { amountMinor?: string }; charged?: { amountMinor?: string } } | undefined;
+  if (paid && receipt?.held?.amountMinor !== PRICE_MINOR && receipt?.charged?.amountMinor !== PRICE_MINOR) throw new Error(`not a paid call: ${JSON.stringify(r._meta)}`);
 }
 
 /** 16 agents calling a 200 ms upstream through the gateway, and 16 direct clients calling it straight. */
