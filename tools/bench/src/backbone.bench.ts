@@ -25,6 +25,7 @@ import {
   stageCounters, stageMeans, type Target,
 } from './bench-system';
 import { onDistributed } from './distributed-target';
+import { meteredRound } from './metered-round';
 import { slowUpstreamRound } from './slow-upstream';
 
 const SEQUENTIAL = 300;
@@ -96,6 +97,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
   )).rows.map((r) => ({ fact: r.type, medianGapMs: r.p50 }));
   const criticalPathCommits = await commitsBeforeAnswer(t, sequentialFrom, sequentialTo);
   const slowUpstream = await slowUpstreamRound(t, agents);
+  const meteredVsFixed = await meteredRound(t, [agents[4]!, agents[5]!], idle);
   const soakSeconds = Number(process.env['BENCH_SOAK_S'] ?? 0);
   const soakWindows = soakSeconds > 0 ? await soak(agents, t, soakSeconds) : undefined;
   await Promise.all([...agents, ...directs].map((c) => c.close()));
@@ -103,7 +105,7 @@ async function measureTarget(t: Target): Promise<Record<string, unknown>> {
     direct, gateway: { sequential, agents16 }, freeCalls: { sequential: free }, idle,
     overheadP50Ms: +(sequential.p50Ms - direct.sequential.p50Ms).toFixed(2),
     costPerPaidCall: { sequential: sequentialCost, agents16: concurrentCost }, topStatements,
-    books, hops, criticalPathCommits, stages, cpuMsPerCallByService, afterBurst, slowUpstream, ...(soakWindows ? { soak: soakWindows } : {}),
+    books, hops, criticalPathCommits, stages, cpuMsPerCallByService, afterBurst, slowUpstream, meteredVsFixed, ...(soakWindows ? { soak: soakWindows } : {}),
   };
 }
 
@@ -164,6 +166,10 @@ function report(mode: string, r: Record<string, unknown>): string {
     `${mode} per paid call (sequential): ${c['sequential']!['statements']} statements, ${c['sequential']!['commits']} commits, ${c['sequential']!['cpuMs']} ms CPU (node ${c['sequential']!['nodeCpuMs']}, postgres ${c['sequential']!['postgresCpuMs']})`,
     `${mode} per paid call (16 agents):  ${c['agents16']!['statements']} statements, ${c['agents16']!['commits']} commits, ${c['agents16']!['cpuMs']} ms CPU (node ${c['agents16']!['nodeCpuMs']}, postgres ${c['agents16']!['postgresCpuMs']})`,
     `${mode} slow upstream (${(r['slowUpstream'] as { upstreamMs: number }).upstreamMs} ms), 16 agents: direct ${f((r['slowUpstream'] as Record<string, Stats>)['direct']!)} | gateway ${f((r['slowUpstream'] as Record<string, Stats>)['gateway']!)}  (paid calls; budget >= 60/s)`,
+    ...(['fixed', 'metered'] as const).map((k) => {
+      const m = (r['meteredVsFixed'] as Record<string, { p50Ms: number; statements: number; commits: number; cpuMs: number }>)[k]!;
+      return `${mode} ${k.padEnd(7)} price, sequential: p50 ${m.p50Ms} ms, ${m.statements} statements, ${m.commits} commits, ${m.cpuMs} ms CPU per paid call`;
+    }),
     `${mode} books after the run: ${JSON.stringify(r['books'])}`,
     `${mode} free calls (sequential, through the gateway): p50 ${(r['freeCalls'] as { sequential: Stats }).sequential.p50Ms} ms, p99 ${(r['freeCalls'] as { sequential: Stats }).sequential.p99Ms} ms`,
     `${mode} sequential p50 first ${g['sequential']!.p50Ms} ms; right after a burst ${(r['afterBurst'] as Record<string, Stats>)['rightAfter']!.p50Ms} ms; once caught up ${(r['afterBurst'] as Record<string, Stats>)['caughtUp']!.p50Ms} ms`,
