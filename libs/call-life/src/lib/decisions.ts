@@ -193,7 +193,9 @@ export function receiptOf(state: CallState): ReceiptFacts {
 /** A metered call's price and the units its answering attempt reported (none while unknown or unusable). */
 function usageOf(state: CallState, price: NonNullable<NonNullable<CallState['request']>['metered']>): NonNullable<ReceiptFacts['usage']> {
   const r = resultAttempt(state);
-  const usage = r === undefined ? undefined : state.attempts[String(r)]?.result?.usage;
+  // The usage the charge follows (confirmed with the effect), else what the answering result reported.
+  const facts = r === undefined ? undefined : state.attempts[String(r)];
+  const usage = facts?.confirmed?.usage ?? facts?.result?.usage;
   return { ...price, ...(usage?.units !== undefined && !usage.problem ? { units: usage.units } : {}) };
 }
 

@@ -44,12 +44,12 @@ export function chargeOf(state: CallState): Charge | undefined {
   if (!held || attempt === undefined) return undefined;
   const hold = BigInt(held.amount.amountMinor);
   const asset = held.amount.asset;
-  // The price and the usage as each service knows them: from the request and the result, or (settlement, payment)
-  // from the hold and the confirmation, which repeat them.
+  // The price as each service knows it: from the request, or (settlement, payment) from the hold, which repeats it. The
+  // usage is the one confirmed with the effect — every service reads it there, so all compute one charge (a result's
+  // own report is what the provider said; an effect confirmed otherwise, by a reconciliation, carries none).
   const price = state.request?.metered ?? held.metered;
   if (!price) return { amount: held.amount, released: { amountMinor: '0', asset } };
-  const facts = state.attempts[String(attempt)];
-  const usage = facts?.result?.usage ?? facts?.confirmed?.usage;
+  const usage = state.attempts[String(attempt)]?.confirmed?.usage;
   const { chargedMinor, flag } = meteredCharge(hold, price, usage);
   return {
     amount: { amountMinor: chargedMinor.toString(), asset }, released: { amountMinor: (hold - chargedMinor).toString(), asset },

@@ -103,7 +103,9 @@ export function lifeOf(s: LifeShape): GeneratedLife {
   }
   const amount = { amountMinor: s.free ? '0' : String(s.priceMinor), asset: 'USDC' };
   const held = callEvent('PaymentHeld', { intentId: i, holdId: s.holdId, ownerId: 'owner-1', amount, ...(s.free ? { free: true } : {}), ...(s.metered ? { metered: priceOf(s.metered) } : {}) });
-  const charge = s.metered ? expectedCharge(BigInt(amount.amountMinor), s.metered) : BigInt(amount.amountMinor);
+  // Only an effect confirmed from the provider's own result carries its usage; a reconciled one is charged as unreported.
+  const confirmedUsage = s.branch === 'confirmed' ? s.metered?.report : { problem: 'missing' as const };
+  const charge = s.metered ? expectedCharge(BigInt(amount.amountMinor), { ...s.metered, report: confirmedUsage! }) : BigInt(amount.amountMinor);
   const meteredEnd = s.metered ? { released: { amountMinor: String(BigInt(amount.amountMinor) - charge), asset: 'USDC' } } : {};
   const executed = execution(s);
   const confirmed = s.branch === 'confirmed' || s.branch === 'unknown_then_confirmed';

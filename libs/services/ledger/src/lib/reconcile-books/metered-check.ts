@@ -38,11 +38,11 @@ function checkCall(c: CallFacts): string[] {
   if (count(c, 'CallSettled', 'CallRefunded') !== 1) problems.push(`the hold ended ${count(c, 'CallSettled', 'CallRefunded')} times`);
   if (count(c, 'HoldReleased') > 1) problems.push(`the hold was released ${count(c, 'HoldReleased')} times`);
   if (!settled || !held.amount || !price) return problems;
-  const confirmed = payloadOf(c, 'EffectConfirmed') as { attempt?: number; usage?: Usage } | undefined;
-  const result = c.events.find((e) => e.type === 'ResultReceived' && e.payload['attempt'] === confirmed?.attempt)?.payload as { usage?: Usage } | undefined;
+  // The usage confirmed with the effect is the charge's basis (a reconciled effect carries none: the minimum).
+  const confirmed = payloadOf(c, 'EffectConfirmed') as { usage?: Usage } | undefined;
   const hold = BigInt(held.amount.amountMinor);
   const charged = BigInt(settled.amount.amountMinor);
-  const expected = owed(hold, price, result?.usage ?? confirmed?.usage);
+  const expected = owed(hold, price, confirmed?.usage);
   if (charged !== expected) problems.push(`charged ${charged}, the rule gives ${expected} (hold ${hold})`);
   if (charged > hold) problems.push(`charged ${charged}, more than the hold ${hold}`);
   return problems;
