@@ -9,7 +9,8 @@ import { ledgerDataSourceOptions } from '@tollgate/ledger-service';
 import { paymentDataSourceOptions } from '@tollgate/payment-service';
 import { settlementDataSourceOptions } from '@tollgate/settlement-service';
 
-const SERVICES: Record<string, (url: string) => DataSourceOptions> = {
+/** Every service that owns a schema, with its DataSource options. */
+export const MIGRATING_SERVICES: Record<string, (url: string) => DataSourceOptions> = {
   gateway: gatewayDataSourceOptions,
   discovery: discoveryDataSourceOptions,
   execution: executionDataSourceOptions,
@@ -18,25 +19,30 @@ const SERVICES: Record<string, (url: string) => DataSourceOptions> = {
   ledger: ledgerDataSourceOptions,
 };
 
-async function main(): Promise<void> {
-  const which = process.argv[2] ?? 'all';
-  const url = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/tollgate';
-  const names = which === 'all' ? Object.keys(SERVICES) : [which];
+/** Applies the pending migrations of one service (or `all`); a line per service saying what was applied. */
+export async function applyMigrations(url: string, which = 'all'): Promise<string[]> {
+  const names = which === 'all' ? Object.keys(MIGRATING_SERVICES) : [which];
   await ensureDatabase(url);
+  const lines: string[] = [];
   for (const name of names) {
-    const options = SERVICES[name];
-    if (!options) throw new Error(`unknown service ${name}; one of ${Object.keys(SERVICES).join(', ')}, all`);
+    const options = MIGRATING_SERVICES[name];
+    if (!options) throw new Error(`unknown service ${name}; one of ${Object.keys(MIGRATING_SERVICES).join(', ')}, all`);
     const ds = await new DataSource(options(url)).initialize();
     try {
       const applied = await migrate(ds);
-      process.stdout.write(`${name}: ${applied.length ? applied.join(', ') : 'up to date'}\n`);
+      lines.push(`${name}: ${applied.length ? applied.join(', ') : 'up to date'}`);
     } finally {
       await ds.destroy();
     }
   }
+  return lines;
 }
 
-main().catch((e) => {
-  process.stderr.write(`migrate failed: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  applyMigrations(process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/tollgate', process.argv[2] ?? 'all').then(
+    (lines) => process.stdout.write(lines.map((l) => `${l}\n`).join('')),
+    (e) => {
+      process.stderr.write(`migrate failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(1);
+    });
+}

@@ -9,6 +9,7 @@
  *   replay      rebuild projections from the archive or the topics; --verify; --swap
  *   reconcile   the reconciliation report, and resolving what it lists
  *   inspect     an event, a call, consumer lag, parked events
+ *   migrate     apply pending migrations (run once per deployment, before the services)
  * `npm run ops -- <command> --help` for each. Connections: `--embedded [--data-dir <dir>]` takes every URL, token and
  * the database from the embedded host's demo.json (and does so by itself when ./data/demo.json exists and no service URL
  * is set); otherwise each command's flags, whose defaults are the distributed ports. Exit codes: 0 done; 1 the answer is "no" (differences, a broken chain,
@@ -20,6 +21,7 @@ import { Command, CommanderError } from 'commander';
 import { archiveCommand } from './archive.command';
 import { callsCommand } from './calls.command';
 import { inspectCommand } from './inspect.command';
+import { migrateCommand } from './migrate.command';
 import { moneyCommand } from './money.command';
 import { parkedCommand } from './parked.command';
 import { providersCommand } from './providers.command';
@@ -30,7 +32,7 @@ export function tollgateOps(): Command {
   const program = new Command('tollgate-ops')
     .description('Operate Tollgate: the catalog, calls, money, the event archive, replay, reconciliation.')
     .addHelpText('after', '\nConnections: --embedded [--data-dir <dir>] reads every URL, token and the database from <dir>/demo.json (default ./data;\nautomatic when ./data/demo.json exists and no service URL is set); explicit flags win.\nExit codes: 0 done; 1 the answer is "no" (differences found, a broken chain, a refusal); 2 could not run.');
-  for (const command of [providersCommand(), callsCommand(), moneyCommand(), parkedCommand(), archiveCommand(), replayCommand(), reconcileCommand(), inspectCommand()]) {
+  for (const command of [providersCommand(), callsCommand(), moneyCommand(), parkedCommand(), archiveCommand(), replayCommand(), reconcileCommand(), inspectCommand(), migrateCommand()]) {
     program.addCommand(command);
   }
   // Usage errors exit 2 like every other failure to run; --help and --version exit 0.
