@@ -138,8 +138,7 @@ export interface CallSettledFact {
   ownerId?: string;
   fee?: Amount;
   providerNet?: Amount;
-  /** A metered call: the rest of the hold, given back, and how the charge was computed. */
-  released?: Amount;
+  /** A metered call: how the charge was computed. */
   usage?: MeteredPrice & { units?: string; flag?: string };
 }
 

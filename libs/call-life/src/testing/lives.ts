@@ -106,12 +106,11 @@ export function lifeOf(s: LifeShape): GeneratedLife {
   // Only an effect confirmed from the provider's own result carries its usage; a reconciled one is charged as unreported.
   const confirmedUsage = s.branch === 'confirmed' ? s.metered?.report : { problem: 'missing' as const };
   const charge = s.metered ? expectedCharge(BigInt(amount.amountMinor), { ...s.metered, report: confirmedUsage! }) : BigInt(amount.amountMinor);
-  const meteredEnd = s.metered ? { released: { amountMinor: String(BigInt(amount.amountMinor) - charge), asset: 'USDC' } } : {};
   const executed = execution(s);
   const confirmed = s.branch === 'confirmed' || s.branch === 'unknown_then_confirmed';
   const last = s.branch === 'refused_before_dispatch' || s.branch === 'cancelled_before_dispatch' ? 0 : s.fallbacks + 1;
   const ending = confirmed
-    ? callEvent('CallSettled', { intentId: i, holdId: s.holdId, providerId: `provider-${last}`, amount: { amountMinor: String(charge), asset: 'USDC' }, ownerId: 'owner-1', ...meteredEnd })
+    ? callEvent('CallSettled', { intentId: i, holdId: s.holdId, providerId: `provider-${last}`, amount: { amountMinor: String(charge), asset: 'USDC' }, ownerId: 'owner-1' })
     : callEvent('CallRefunded', { intentId: i, holdId: s.holdId, amount, reason: 'effect rejected', ownerId: 'owner-1' });
   return { intentId: i, events: [requested, held, ...executed, ending], terminal: confirmed ? 'settled' : 'refunded', branch: s.branch, attempts: last };
 }

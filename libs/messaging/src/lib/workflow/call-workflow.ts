@@ -208,11 +208,6 @@ export async function roomForCommands(): Promise<void> {
   while (running.size >= MAX_COMMANDS_IN_FLIGHT) await Promise.race([...running].map((p) => p.catch(() => undefined)));
 }
 
-/** How many commands this process runs now (a health figure). */
-export function commandsInFlight(): number {
-  return running.size;
-}
-
 /** Waits for every command in flight and the results it feeds back, including the commands those decide (a graceful stop). */
 export async function drainCommands(): Promise<void> {
   while (running.size > 0) await Promise.allSettled([...running]);

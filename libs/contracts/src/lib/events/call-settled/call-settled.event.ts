@@ -15,8 +15,7 @@ export class CallSettledPayload {
   @IsOptional() @IsString() @MinLength(1) ownerId?: string;
   @IsOptional() @ValidateNested() @Type(() => MoneyDto) fee?: MoneyDto;
   @IsOptional() @ValidateNested() @Type(() => MoneyDto) providerNet?: MoneyDto;
-  /** Additive: a metered call — `amount` is the charge (≤ the hold), `released` the rest of the hold, given back. */
-  @IsOptional() @ValidateNested() @Type(() => MoneyDto) released?: MoneyDto;
+  /** Additive: a metered call — `amount` is the charge (≤ the hold; payment gives the rest back) and how it was computed. */
   @IsOptional() @ValidateNested() @Type(() => SettledUsageDto) usage?: SettledUsageDto;
 }
 

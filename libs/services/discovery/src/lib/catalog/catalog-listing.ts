@@ -39,9 +39,10 @@ export function sanitizeListing(raw: unknown): Listing {
   const r = raw as Record<string, unknown>;
   // A price the provider got wrong is never guessed at (a bad metered price must not become a fixed one at its
   // maximum): the provider's whole listing is refused; its registration defaults and the admin's overrides still apply.
-  if (listingRefusal(r)) return {};
+  const metered = r['metered'] === undefined || r['metered'] === null ? undefined : checkMetered(r['metered']);
+  if (metered && !metered.ok) return {};
   const out: Listing = {};
-  if (r['metered'] !== undefined) out.metered = r['metered'] === null ? null : (checkMetered(r['metered']) as { metered: MeteredListing }).metered;
+  if (r['metered'] !== undefined) out.metered = metered?.ok ? metered.metered : null;
   const str = (v: unknown, max: number) => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : undefined);
   const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length <= 64) && v.length <= 32 ? (v as string[]) : undefined);
   const category = str(r['category'], 64)?.toLowerCase();

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { BadRequestException, Controller, ForbiddenException, Get, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, IsString, MinLength } from 'class-validator';
+import { IsISO8601, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { type Response } from 'express';
 import { Caller, FinanceAuthGuard } from '../finance-access/finance-auth.guard';
 import { type FinanceCaller, mayReadOwner } from '../finance-access/finance-caller';
@@ -11,7 +11,7 @@ import { usageEvent } from './usage-events';
 export class UsageExportDto {
   @ApiPropertyOptional({ description: 'Settled from (inclusive), ISO 8601.' }) @IsISO8601({ strict: true }) from!: string;
   @ApiPropertyOptional({ description: 'Settled before (exclusive), ISO 8601.' }) @IsISO8601({ strict: true }) to!: string;
-  @ApiPropertyOptional({ description: 'Only this owner\'s calls (an owner-limited token: its own, always).' }) @IsOptional() @IsString() @MinLength(1) ownerId?: string;
+  @ApiPropertyOptional({ description: 'Only this owner\'s calls (an owner-limited token: its own, always).' }) @IsOptional() @IsString() @MinLength(1) @MaxLength(200) ownerId?: string;
 }
 
 /** Where the events say they come from (CloudEvents `source`). */

@@ -55,7 +55,8 @@ export class CloseVerificationUseCase {
       type: 'CallSettled',
       payload: {
         intentId: row.intent_id, holdId: held.holdId, providerId, amount: money(gross, asset), fee: money(fee, asset), providerNet: money(net, asset), ownerId: held.ownerId,
-        ...(charge.metered ? { released: money(BigInt(charge.released.amountMinor), asset), usage: { ...charge.metered, ...(charge.flag ? { flag: charge.flag } : {}) } } : {}),
+        // A metered call: how the charge was computed (the rest of the hold is released by payment: hold − amount).
+        ...(charge.metered ? { usage: { ...charge.metered, ...(charge.flag ? { flag: charge.flag } : {}) } } : {}),
       },
     };
     await inRecordedContext('settlement close verification', row.trace_headers, row.intent_id, () => appendEmission(this.outbox, manager, settledEvent));
