@@ -4,7 +4,7 @@
  * holds the maximum, the provider reports what it read, the charge is units × unit price (at least the minimum, never
  * past the hold), the rest of the hold goes back to the wallet, and the receipt shows held, charged and usage. The
  * same operation key replays without buying again; a provider that over-reports, under-reports, reports garbage or
- * nothing is charged by the documented rule; x402 is refused for a metered tool; a malformed metered price is refused
+ * nothing is charged by the documented rule; x402 is refused for a metered tool where the facilitator has no upto; a malformed metered price is refused
  * naming the field. Both MCP eras' SDK clients make the calls.
  */
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -146,10 +146,10 @@ describe('metered calls from the wallet (embedded)', () => {
     expect(replay.out).toContain('"differences": []');
   });
 
-  it('an x402 payment for a metered tool is refused and charges nothing', async () => {
+  it('an x402 payment for a metered tool where no facilitator offers upto is refused and charges nothing', async () => {
     const before = await settledWallet();
     const r = await callThrough(agent, 'summarize_text', { text: 'pay me by x402' }, 'metered-x402', { 'x402/payment': { x402Version: 2, payload: {} } });
-    expect(errorOf(r)).toMatchObject({ code: 'PAYMENT_REQUIRED', retryable: false });
+    expect(errorOf(r)).toMatchObject({ code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false, message: expect.stringContaining('Pay from the prepaid balance') });
     expect(await wallet()).toBe(before);
   });
 

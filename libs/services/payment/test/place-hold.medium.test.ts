@@ -36,7 +36,7 @@ describe('payment places and resolves holds (medium tier)', () => {
     const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
     wallets = new FundWalletUseCase(ds, outbox);
     place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), wallets);
-    resolve = new ResolveHoldUseCase(outbox);
+    resolve = new ResolveHoldUseCase(outbox, wallets);
   });
   afterAll(async () => {
     await ds.destroy();

@@ -53,7 +53,7 @@ describe('an x402 attempt ends once (medium tier)', () => {
     // Each worker as SettleX402UseCase.record: the end folded onto the locked row, then the hold when it applied.
     const settle = () => ds.transaction(async (m) => {
       const life = await X402Attempts.apply(m, request.intentId, { type: 'Settled', transaction: '0xtx' });
-      if (life) await place.holdAfterSettlement(m, request, { amountMinor: 25n, reference: `x402:eip155:84532:${nonce}`, response: { success: true, transaction: '0xtx', network: 'eip155:84532', payer: '0xpayer' } as never, approved: false }, randomUUID());
+      if (life) await place.holdAfterSettlement(m, request, { amountMinor: 25n, reference: `x402:eip155:84532:${nonce}`, response: { success: true, transaction: '0xtx', network: 'eip155:84532', payer: '0xpayer' } as never, approved: false, repayDebt: true }, randomUUID());
       return life !== undefined;
     });
     const applied = await Promise.all([settle(), settle()]);

@@ -1,7 +1,7 @@
 import { type ChainTransfer, type FacilitatorState } from '../x402-facilitator/facilitator-ledger';
 import { freePort, type RunningProcess, startTsProcess } from './processes';
 
-export type FacilitatorFault = { kind: 'delay'; delayMs: number } | { kind: 'die-after-transfer' } | { kind: 'die-before-transfer' } | { kind: 'rpc-down' } | { kind: 'none' };
+export type FacilitatorFault = { kind: 'delay'; delayMs: number } | { kind: 'die-after-transfer' } | { kind: 'die-before-transfer' } | { kind: 'rpc-down' } | { kind: 'refuse-partial' } | { kind: 'none' };
 
 /** The stand-in x402 facilitator (libs/testing/src/x402-facilitator) as its own process, and what tests ask of it. */
 export interface TestFacilitator {
@@ -21,13 +21,13 @@ export interface TestFacilitator {
 }
 
 /** `dedupes`: whether it honours x402's payment-identifier (real facilitators do not; the default is not to). */
-export async function startTestFacilitator(o: { stateFile: string; token?: string; network?: string; dedupes?: boolean }): Promise<TestFacilitator> {
+export async function startTestFacilitator(o: { stateFile: string; token?: string; network?: string; dedupes?: boolean; refusesPartial?: boolean }): Promise<TestFacilitator> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const start = async () => {
     const p = startTsProcess('x402-facilitator', 'libs/testing/src/x402-facilitator/main.ts', [], {
       PORT: String(port), FACILITATOR_STATE: o.stateFile, FACILITATOR_NETWORK: o.network ?? 'eip155:84532', ...(o.token ? { FACILITATOR_TOKEN: o.token } : {}),
-      FACILITATOR_DEDUPES: String(o.dedupes === true),
+      FACILITATOR_DEDUPES: String(o.dedupes === true), FACILITATOR_REFUSES_PARTIAL: String(o.refusesPartial === true),
     });
     await p.waitForOutput(/x402 facilitator listening/, 60_000);
     return p;

@@ -7,6 +7,7 @@ import type * as ViemAccounts from 'viem/accounts' with { 'resolution-mode': 'im
 const { getAddress } = require('viem') as typeof Viem;
 const { generatePrivateKey, privateKeyToAccount } = require('viem/accounts') as typeof ViemAccounts;
 /* eslint-enable @typescript-eslint/no-require-imports */
+import { UptoEvmScheme } from '@x402/evm/upto/client';
 
 /** The x402 v2 `exact` requirement as the gateway returns it in `_meta["x402/paymentRequired"].accepts[]`. */
 export interface ExactRequirement {
@@ -28,6 +29,11 @@ export function testPayer() {
   const account = privateKeyToAccount(generatePrivateKey());
   return {
     address: account.address,
+    /** An `upto` payment for a metered call's requirement, made by `@x402/evm`'s own upto client (a Permit2 witness transfer). */
+    async signUpto(req: ExactRequirement & { extra: { facilitatorAddress?: string } }) {
+      const created = await new UptoEvmScheme(account).createPaymentPayload(2, req as never);
+      return { x402Version: 2, accepted: req, payload: created.payload } as { x402Version: 2; accepted: typeof req; payload: { signature: string; permit2Authorization: { nonce: string; permitted: { amount: string } } } };
+    },
     async sign(req: ExactRequirement, o: { value?: bigint; validAfter?: bigint; validBefore?: bigint; nonce?: `0x${string}`; network?: string } = {}) {
       const now = BigInt(Math.floor(Date.now() / 1000));
       const network = o.network ?? req.network;

@@ -1,8 +1,11 @@
 import type * as Viem from 'viem' with { 'resolution-mode': 'import' };
+import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { type ChainTransfer, type FacilitatorLedger } from './facilitator-ledger';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, getAddress, keccak256, parseAbi, toHex } = require('viem') as typeof Viem;
+
+const PERMIT2_ABI = parseAbi(['function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)']);
 
 const TOKEN_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
@@ -27,7 +30,8 @@ export class ChainRpc {
       case 'eth_chainId': return toHex(this.chainId);
       case 'eth_blockNumber': return toHex(latest);
       case 'eth_getBlockByNumber': return this.block(latest);
-      case 'eth_call': return this.call(params[0] as { data: Viem.Hex });
+      case 'eth_call': return this.call(params[0] as { to?: string; data: Viem.Hex });
+      case 'eth_getTransactionByHash': return this.transaction(String(params[0]));
       case 'eth_getLogs': return this.logs(params[0] as { address?: string; topics?: (string | null)[] });
       case 'eth_getTransactionReceipt': return this.receipt(String(params[0]));
       default: throw Object.assign(new Error(`method ${method} not supported by the stand-in chain`), { code: -32601 });
@@ -45,11 +49,35 @@ export class ChainRpc {
     };
   }
 
-  private call(tx: { data: Viem.Hex }): Viem.Hex {
+  private call(tx: { to?: string; data: Viem.Hex }): Viem.Hex {
+    if (tx.to && getAddress(tx.to) === getAddress(PERMIT2_ADDRESS)) return this.nonceBitmap(tx.data);
     const { args } = decodeFunctionData({ abi: TOKEN_ABI, data: tx.data });
     const [authorizer, nonce] = args as readonly [string, string];
     const used = this.ledger.state.usedNonces[`${authorizer.toLowerCase()}:${nonce.toLowerCase()}`] !== undefined;
     return encodeFunctionResult({ abi: TOKEN_ABI, functionName: 'authorizationState', result: used });
+  }
+
+  /** Permit2's `nonceBitmap(owner, wordPos)`: bit n of word w set when the owner's nonce w·256 + n was used. */
+  private nonceBitmap(data: Viem.Hex): Viem.Hex {
+    const [owner, wordPos] = decodeFunctionData({ abi: PERMIT2_ABI, data }).args;
+    let word = 0n;
+    for (const key of Object.keys(this.ledger.state.usedNonces)) {
+      const m = /^(0x[0-9a-f]{40}):permit2:([0-9]+)$/.exec(key);
+      if (m && m[1] === owner.toLowerCase() && BigInt(m[2]!) >> 8n === wordPos) word |= 1n << (BigInt(m[2]!) & 255n);
+    }
+    return encodeFunctionResult({ abi: PERMIT2_ABI, functionName: 'nonceBitmap', result: word });
+  }
+
+  /** A transaction: an upto settle is a call of the x402 upto proxy with its input; the rest, calls of the token. */
+  private transaction(hash: string) {
+    const i = this.ledger.state.transfers.findIndex((t) => t.transaction.toLowerCase() === hash.toLowerCase());
+    if (i < 0) return null;
+    const t = this.ledger.state.transfers[i]!;
+    return {
+      hash: t.transaction, blockNumber: toHex(i + 1), blockHash: blockHash(i + 1), transactionIndex: '0x0', type: '0x2', chainId: toHex(this.chainId),
+      from: getAddress(t.from), to: t.kind === 'permit2' ? x402UptoPermit2ProxyAddress : getAddress(t.asset ?? t.to), input: t.input ?? '0x', value: '0x0',
+      nonce: '0x0', gas: '0x30d40', maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x1', gasPrice: '0x1', accessList: [], v: '0x0', r: '0x1', s: '0x1', yParity: '0x0',
+    };
   }
 
   private logs(filter: { address?: string; topics?: (string | null)[] }): Log[] {
@@ -63,7 +91,7 @@ export class ChainRpc {
     const t = this.ledger.state.transfers[i]!;
     return {
       transactionHash: t.transaction, blockNumber: toHex(i + 1), blockHash: blockHash(i + 1), transactionIndex: '0x0', status: '0x1', type: '0x2',
-      from: getAddress(t.from), to: t.asset ? getAddress(t.asset) : null, contractAddress: null, gasUsed: '0x1', cumulativeGasUsed: '0x1',
+      from: getAddress(t.from), to: t.kind === 'permit2' ? x402UptoPermit2ProxyAddress : t.asset ? getAddress(t.asset) : null, contractAddress: null, gasUsed: '0x1', cumulativeGasUsed: '0x1',
       effectiveGasPrice: '0x1', logsBloom: `0x${'0'.repeat(512)}`, logs: logsOf(t, i + 1, t.asset ?? ''),
     };
   }
@@ -77,10 +105,10 @@ function logsOf(t: ChainTransfer, block: number, token: string): Log[] {
   if (t.kind === 'cancel') {
     return [{ ...base, logIndex: '0x0', data: '0x', topics: topicsOf({ abi: TOKEN_ABI, eventName: 'AuthorizationCanceled', args: { authorizer, nonce } }) }];
   }
-  return [
-    { ...base, logIndex: '0x0', data: encodeAbiParameters([{ type: 'uint256' }], [BigInt(t.value)]), topics: topicsOf({ abi: TOKEN_ABI, eventName: 'Transfer', args: { from: authorizer, to: getAddress(t.to) } }) },
-    { ...base, logIndex: '0x1', data: '0x', topics: topicsOf({ abi: TOKEN_ABI, eventName: 'AuthorizationUsed', args: { authorizer, nonce } }) },
-  ];
+  const transfer = { ...base, logIndex: '0x0', data: encodeAbiParameters([{ type: 'uint256' }], [BigInt(t.value)]), topics: topicsOf({ abi: TOKEN_ABI, eventName: 'Transfer', args: { from: authorizer, to: getAddress(t.to) } }) };
+  // Permit2 moves the token with transferFrom: a Transfer, no EIP-3009 event (its nonce is in the call's input).
+  if (t.kind === 'permit2') return [transfer];
+  return [transfer, { ...base, logIndex: '0x1', data: '0x', topics: topicsOf({ abi: TOKEN_ABI, eventName: 'AuthorizationUsed', args: { authorizer, nonce } }) }];
 }
 
 /** An event's topics, all given (no wildcard): what a log carries. */

@@ -11,8 +11,12 @@ export interface ChainTransfer {
   at: string;
   /** The token contract (the simulated chain has one; older state files lack it). */
   asset?: string;
-  /** A cancellation (`cancelAuthorization`) spends the nonce and moves nothing; absent: a transfer. */
-  kind?: 'transfer' | 'cancel';
+  /**
+   * A cancellation (`cancelAuthorization`) spends the nonce and moves nothing; `permit2`: an upto settle through the
+   * x402 upto proxy (its nonce `permit2:<uint256>`, its call data in `input`); absent: an EIP-3009 transfer.
+   */
+  kind?: 'transfer' | 'cancel' | 'permit2';
+  input?: string;
 }
 
 /** What the simulated chain and facilitator remember across restarts (a JSON file, written atomically, fsynced). */
@@ -51,6 +55,12 @@ export class FacilitatorLedger {
     this.state.usedNonces[`${t.from.toLowerCase()}:${t.nonce.toLowerCase()}`] = t.transaction;
     if (t.paymentId) this.state.settlements[t.paymentId] = response;
     this.state.transfers.push(t);
+    this.persist();
+  }
+
+  /** The answer given to a settle of this payment identifier (a facilitator that deduplicates gives it again). */
+  remember(paymentId: string, response: Record<string, unknown>): void {
+    this.state.settlements[paymentId] = response;
     this.persist();
   }
 

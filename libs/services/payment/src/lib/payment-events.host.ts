@@ -48,7 +48,11 @@ export class PaymentEventsHost extends ServiceEventsHost {
             onParked: ({ manager, payload, intentId, eventId }) => this.placeHold.refuseParked(manager, { ...(payload ? { request: payload } : {}), ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) }),
           }),
           // The call's end (the route: payment acts on isTerminal): its hold captured or voided, once.
-          on(CallSettled, ({ manager, payload }) => this.resolveHold.resolve(manager, { type: 'CallSettled', payload })),
+          // An x402 upto charge left to collect is settled by the worker once this transaction committed.
+          on(CallSettled, async ({ manager, payload, afterCommit }) => {
+            await this.resolveHold.resolve(manager, { type: 'CallSettled', payload });
+            afterCommit(() => this.settleX402.kick());
+          }),
           on(CallRefunded, ({ manager, payload }) => this.resolveHold.resolve(manager, { type: 'CallRefunded', payload })),
         ],
       },

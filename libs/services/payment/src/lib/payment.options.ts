@@ -14,6 +14,8 @@ export interface X402Settings {
   tokenVersion: string;
   payTo: string;
   maxTimeoutSeconds: number;
+  /** How long an `upto` authorization stays valid: it is collected after the effect is confirmed, so longer than `exact`'s. */
+  uptoMaxTimeoutSeconds: number;
 }
 
 /**
@@ -47,6 +49,7 @@ export const DEFAULT_X402: X402Settings = {
   tokenVersion: '2',
   payTo: '0x1111111111111111111111111111111111111111',
   maxTimeoutSeconds: 60,
+  uptoMaxTimeoutSeconds: 3600,
 };
 
 /** Platform velocity rules unless configured otherwise. */

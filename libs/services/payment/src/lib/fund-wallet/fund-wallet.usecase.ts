@@ -31,16 +31,32 @@ export class FundWalletUseCase {
    * Credits a wallet in the caller's transaction, once per external reference (an admin deposit, a settled x402
    * transfer): the deposit row, the posting (repaying debt first), WalletFunded.
    */
-  async credit(m: EntityManager, c: { ownerId: string; reference: string; source: 'admin' | 'x402'; amountMinor: bigint; asset: string; intentId?: string }, causationId?: string): Promise<{ depositId: string; credited: boolean }> {
+  async credit(m: EntityManager, c: { ownerId: string; reference: string; source: 'admin' | 'x402' | 'x402-upto'; amountMinor: bigint; asset: string; intentId?: string; repayDebt?: boolean }, causationId?: string): Promise<{ depositId: string; credited: boolean }> {
     const depositId = randomUUID();
     const recorded = await Deposits.record(m, { deposit_id: depositId, reference: c.reference, owner_id: c.ownerId, source: c.source, amount_minor: c.amountMinor.toString(), asset: c.asset });
     if (!recorded.fresh) return { depositId: recorded.depositId, credited: false };
-    const owed = -(await balanceOf(m, PAYMENT, accountKey({ kind: 'debt', ownerId: c.ownerId }), c.asset, true));
+    // An upto authorization is credited to be held at once: it never repays a debt (the hold would then fall short).
+    const owed = c.repayDebt === false ? 0n : -(await balanceOf(m, PAYMENT, accountKey({ kind: 'debt', ownerId: c.ownerId }), c.asset, true));
     await applyPosting(m, PAYMENT, `deposit:${c.reference}`, 'deposit', Movements.deposit(c.ownerId, { minor: c.amountMinor, asset: c.asset }, owed > 0n ? owed : 0n), c.intentId);
     await this.outbox.append(m, WalletFunded, {
       depositId, ownerId: c.ownerId, reference: c.reference, source: c.source, amount: money(c.amountMinor, c.asset), repaidDebt: money(repaidOf(owed, c.amountMinor), c.asset),
     }, causationId ? { causationId } : undefined);
     return { depositId, credited: true };
+  }
+
+  /**
+   * Part of an x402 `upto` authorization reversed, in the caller's transaction: the unused rest of the maximum when the
+   * call ends (the payer is never collected for it), or a charge the facilitator would not collect. Booked as a
+   * chargeback of that part (`reference` once): taken from available as far as it goes, the shortfall the owner's debt.
+   */
+  async reverse(m: EntityManager, r: { ownerId: string; reference: string; amountMinor: bigint; asset: string; intentId: string }): Promise<void> {
+    if (r.amountMinor <= 0n) return;
+    const available = await balanceOf(m, PAYMENT, accountKey({ kind: 'available', ownerId: r.ownerId }), r.asset, true);
+    const amount = { minor: r.amountMinor, asset: r.asset };
+    await applyPosting(m, PAYMENT, `chargeback:${r.reference}`, 'chargeback', Movements.chargeback(r.ownerId, amount, available), r.intentId);
+    await this.outbox.append(m, WalletChargedBack, {
+      ownerId: r.ownerId, reference: r.reference, amount: money(r.amountMinor, r.asset), fromAvailable: money(available < r.amountMinor ? available : r.amountMinor, r.asset),
+    });
   }
 
   /** A deposit reversed from outside: what the owner already spent of it becomes a debt (PAYMENT_DEBT_OUTSTANDING until repaid). */

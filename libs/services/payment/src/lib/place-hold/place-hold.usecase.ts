@@ -10,7 +10,6 @@ import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
 import { X402Payments } from '../settle-x402/x402-payments';
-import { paymentRequired } from '../x402/payment-required';
 import { type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 import { Approvals } from '../approve-call/approvals.repository';
 import { type CounterIncrement, Holds } from '../holds/holds.repository';
@@ -53,14 +52,8 @@ export class PlaceHoldUseCase {
       return this.refuse(manager, request, causationId, { code: verdict.code, message: verdict.message, retryable: verdict.retryable, details, ...(verdict.retryAfterMs !== undefined ? { retryAfterMs: verdict.retryAfterMs } : {}) });
     }
     const charged = verdict.free ? 0n : price;
-    // x402 `exact` settles the whole price before the work: a metered call paid that way could never be charged less.
-    // Until the `upto` scheme is offered here, a metered tool is paid from the prepaid wallet only; nothing is settled.
-    if (charged > 0n && request.x402Payment && request.metered) {
-      return this.refuse(manager, request, causationId, {
-        code: 'PAYMENT_REQUIRED', retryable: false, details: { price: { amountMinor: price.toString(), asset: request.price.asset }, metered: true },
-        message: 'This tool is priced by use and is paid from the prepaid wallet: x402 exact would settle the whole maximum before the work. Nothing was charged; fund the wallet and retry without the x402 payment.',
-      });
-    }
+    // A fixed price is paid by x402 `exact` (settled before the work); a metered tool by `upto` (its maximum authorized,
+    // the charge collected after the effect).
     if (charged > 0n && request.x402Payment) {
       const refusal = await this.x402.begin(manager, request, charged, approved, causationId);
       return refusal ? this.refuse(manager, request, causationId, refusal) : 'x402-pending';
@@ -72,9 +65,12 @@ export class PlaceHoldUseCase {
    * The x402 payment of this call settled (confirmed by the facilitator): credit the wallet with exactly what was
    * settled, then place the hold — one transaction, under the agent's lock.
    */
-  async holdAfterSettlement(manager: EntityManager, request: CallRequestedPayload, settled: { amountMinor: bigint; reference: string; response: SettleResponse; approved: boolean }, causationId: string): Promise<void> {
+  async holdAfterSettlement(manager: EntityManager, request: CallRequestedPayload, settled: { amountMinor: bigint; reference: string; response: SettleResponse; approved: boolean; repayDebt: boolean }, causationId: string): Promise<void> {
     await Holds.lockAgent(manager, request.agentId);
-    await this.wallets.credit(manager, { ownerId: request.ownerId, reference: settled.reference, source: 'x402', amountMinor: settled.amountMinor, asset: request.price.asset, intentId: request.intentId }, causationId);
+    await this.wallets.credit(manager, {
+      ownerId: request.ownerId, reference: settled.reference, source: settled.response.scheme === 'upto' ? 'x402-upto' : 'x402', amountMinor: settled.amountMinor,
+      asset: request.price.asset, intentId: request.intentId, repayDebt: settled.repayDebt,
+    }, causationId);
     await this.hold(manager, request, { charged: settled.amountMinor, free: false, approved: settled.approved, x402Response: settled.response }, causationId);
   }
 
@@ -155,14 +151,14 @@ export class PlaceHoldUseCase {
   private async noFunds(manager: EntityManager, request: CallRequestedPayload, price: bigint): Promise<Refusal> {
     const asset = request.price.asset;
     const { hasWallet, available } = await Holds.walletOf(manager, request.ownerId, asset);
-    // A metered tool is never offered x402 exact (it would settle the maximum up front): the wallet only.
-    const canX402 = this.facilitator !== null && asset === this.options.x402.assetCode && !request.metered;
-    if (!hasWallet && canX402) {
+    // A metered tool is offered `upto` only (exact would settle the whole maximum up front), when the facilitator has it.
+    const requirements = this.facilitator !== null && asset === this.options.x402.assetCode ? await this.x402.requirements(request, price) : undefined;
+    if (!hasWallet && requirements) {
       return {
         code: 'PAYMENT_REQUIRED', retryable: true,
         message: 'This paid tool needs a payment: sign the x402 requirement returned and retry with it in _meta["x402/payment"].',
         details: { price: { amountMinor: price.toString(), asset } },
-        x402PaymentRequired: paymentRequired(this.options.x402, request.toolName, price, 'payment required') as unknown as Record<string, unknown>,
+        x402PaymentRequired: this.x402.required(request, requirements, 'payment required'),
       };
     }
     return {

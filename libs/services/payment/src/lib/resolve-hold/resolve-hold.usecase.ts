@@ -5,8 +5,10 @@ import { type CallEvent, type CallState, evolve, isTerminal } from '@tollgate/ca
 import { HoldReleased, money } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { applyPosting } from '@tollgate/persistence';
+import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
 import { type EndingHold, Holds } from '../holds/holds.repository';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
+import { X402Attempts } from '../settle-x402/x402-attempts.repository';
 
 /**
  * On CallSettled / CallRefunded: the open hold is captured (payment's half
@@ -18,7 +20,7 @@ import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
  */
 @Injectable()
 export class ResolveHoldUseCase {
-  constructor(@Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter) {}
+  constructor(@Inject(PAYMENT_OUTBOX) private readonly outbox: OutboxWriter, private readonly wallets: FundWalletUseCase) {}
 
   /**
    * The end of a call's money, as the model reads it: the end is folded into the hold's state; when that makes the
@@ -32,10 +34,28 @@ export class ResolveHoldUseCase {
     const life = evolve(hold.life, end);
     if (life.settled) await this.capture(manager, hold, life, BigInt(life.settled.amount.amountMinor));
     else if (life.refunded) await this.void(manager, hold, life);
+    if (life.held?.x402PaymentResponse?.['scheme'] === 'upto') {
+      await this.endAuthorization(manager, hold, life.settled ? capturedOf(hold, BigInt(life.settled.amount.amountMinor)) : undefined);
+    }
+  }
+
+  /**
+   * A hold funded by an x402 `upto` authorization: the call's end is the authorization's too. Captured → the charge is
+   * left to collect (the worker settles it on chain) and the unused rest, released to the wallet by the capture, is
+   * reversed: the payer never pays it. Refunded → the whole authorization is reversed, nothing is ever collected.
+   * A redelivered end finds the attempt past `authorized` and changes nothing.
+   */
+  private async endAuthorization(manager: EntityManager, hold: EndingHold, captured: bigint | undefined): Promise<void> {
+    const event = captured === undefined ? { type: 'Released' as const } : { type: 'Captured' as const, chargeMinor: captured };
+    const attempt = await X402Attempts.apply(manager, hold.intentId, event);
+    if (attempt?.scheme !== 'upto') return;
+    await this.wallets.reverse(manager, {
+      ownerId: hold.ownerId, reference: `x402-upto:${hold.intentId}:unused`, amountMinor: hold.amount - (captured ?? 0n), asset: hold.asset, intentId: hold.intentId,
+    });
   }
 
   private async capture(manager: EntityManager, hold: EndingHold, life: CallState, settledMinor: bigint): Promise<void> {
-    const captured = settledMinor > hold.amount ? hold.amount : settledMinor;
+    const captured = capturedOf(hold, settledMinor);
     const owed = hold.owedMinor;
     await Holds.saveEnd(manager, hold.holdId, life, captured);
     if (captured < hold.amount && life.held?.metered) {
@@ -59,4 +79,9 @@ export class ResolveHoldUseCase {
       held: money(hold.amount, hold.asset), captured: money(captured, hold.asset), repaidDebt: money(repaid, hold.asset),
     });
   }
+}
+
+/** What a capture takes: the settled amount, never more than the hold. */
+function capturedOf(hold: EndingHold, settledMinor: bigint): bigint {
+  return settledMinor > hold.amount ? hold.amount : settledMinor;
 }

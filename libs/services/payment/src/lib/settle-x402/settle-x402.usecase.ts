@@ -7,7 +7,8 @@ import { type PaymentOptions } from '../payment.options';
 import { PlaceHoldUseCase } from '../place-hold/place-hold.usecase';
 import { type ChainState, X402_CHAIN } from '../x402/chain-state';
 import { type SettleOutcome, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
-import { settleStep } from './settle-verdict';
+import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
+import { settleStep, type SettleStep } from './settle-verdict';
 import { decideVerify, eventOfSettleStep, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
 import { X402Attempts, type X402AttemptRow } from './x402-attempts.repository';
 import { X402Payments } from './x402-payments';
@@ -44,6 +45,7 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     @Inject(X402_CHAIN) private readonly chain: ChainState | null,
     private readonly placeHold: PlaceHoldUseCase,
     private readonly payments: X402Payments,
+    private readonly wallets: FundWalletUseCase,
   ) {}
 
   onModuleInit(): void {
@@ -93,8 +95,9 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
 
   private async step(a: X402AttemptRow): Promise<void> {
     if (a.life.step === 'settling') return this.settle(a, true);
+    if (a.life.step === 'collecting') return this.collect(a);
     const v = Date.now() > Date.parse(a.request.deadlineAt) ? undefined : await this.facilitator!.verify(a.payment, a.requirements);
-    const d = decideVerify({ verify: v, tries: a.tries, payer: a.payer, at: now() });
+    const d = decideVerify({ verify: v, tries: a.tries, payer: a.payer, at: now(), ...(a.life.scheme ? { scheme: a.life.scheme } : {}) });
     if (v?.kind === 'unavailable') this.logger.warn({ intentId: a.intent_id, problem: v.problem, tries: a.tries }, 'x402 facilitator unavailable for verify');
     const life = await this.record(a, d.event);
     if (life && d.then !== 'stop') await this.settle({ ...a, payer: life.payer, life }, d.then === 'ask-the-chain');
@@ -118,9 +121,31 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     await this.record(a, event, said);
   }
 
-  private chainOf(a: X402AttemptRow) {
+  /**
+   * upto's collection, once the call ended settled: the charge (≤ the maximum verified) is settled through the
+   * facilitator the payer signed to, with the call's payment identifier, and the chain decides as for `exact`: the
+   * transfer of the charge → collected; the facilitator refusing a first settle (a partial settle it does not support,
+   * say) with the chain showing nothing moved, or the authorization expired unused → uncollected; anything else → asked
+   * again. A retry after an unknown outcome asks the chain first.
+   */
+  private async collect(a: X402AttemptRow): Promise<void> {
+    const charge = BigInt(a.life.chargeMinor ?? '0');
+    const requirements = { ...a.requirements, amount: charge.toString() };
+    const afterUnknown = a.life.unknownSince !== undefined;
+    if (afterUnknown) {
+      const first = settleStep(await this.chainOf(a, charge), { validBefore: validBeforeOf(a), afterUnknown });
+      if (first.kind !== 'settle') return void (await this.record(a, collectionEvent(first)));
+    }
+    const said = await this.facilitator!.settle(a.payment, requirements);
+    const step = settleStep(await this.chainOf(a, charge), { settle: said, validBefore: validBeforeOf(a), afterUnknown });
+    const event = collectionEvent(step);
+    if (event.type === 'Refused') this.logger.warn({ intentId: a.intent_id, reason: event.reason, chargeMinor: charge.toString() }, 'x402 upto charge not collected: the facilitator refused and the chain shows nothing moved; the charge is booked as the owner\'s debt');
+    await this.record(a, event);
+  }
+
+  private chainOf(a: X402AttemptRow, value = BigInt(a.amount_minor)) {
     return this.chain!.authorization({
-      network: a.network, asset: a.requirements.asset, payer: a.payer, nonce: a.nonce, payTo: a.requirements.payTo, value: BigInt(a.amount_minor),
+      network: a.network, asset: a.requirements.asset, payer: a.payer, nonce: a.nonce, payTo: a.requirements.payTo, value,
     });
   }
 
@@ -132,12 +157,16 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     return this.dataSource.transaction(async (m) => {
       const life = await X402Attempts.apply(m, a.intent_id, event, event.type === 'VerdictAwaited' ? this.backoffMs(a.tries) : 0);
       if (!life) return undefined;
-      if (event.type === 'Settled') {
+      if (life.step === 'settled' || life.step === 'authorized') {
+        const upto = life.step === 'authorized';
         await this.placeHold.holdAfterSettlement(m, a.request, {
-          amountMinor: BigInt(a.amount_minor), reference: `x402:${a.network}:${a.nonce}`, response: responseOf(a, event.transaction, said), approved: a.approved,
+          amountMinor: BigInt(a.amount_minor), reference: `x402${upto ? '-upto' : ''}:${a.network}:${upto ? `${a.payer}:` : ''}${a.nonce}`, approved: a.approved,
+          response: upto ? { success: true, transaction: '', network: a.network, payer: life.payer, scheme: 'upto', authorized: a.amount_minor } : responseOf(a, life.transaction!, said),
+          repayDebt: !upto,
         }, a.causation_id);
       }
-      if (event.type === 'Refused') await this.placeHold.refuse(m, a.request, a.causation_id, this.payments.refusal(a.request, BigInt(a.amount_minor), event.reason));
+      if (life.step === 'refused') await this.placeHold.refuse(m, a.request, a.causation_id, await this.payments.refusal(a.request, BigInt(a.amount_minor), life.refusal ?? 'refused'));
+      if (life.step === 'uncollected') await this.wallets.reverse(m, { ownerId: a.request.ownerId, reference: `x402-upto:${a.intent_id}:uncollected`, amountMinor: BigInt(life.chargeMinor ?? '0'), asset: a.asset, intentId: a.intent_id });
       return life;
     });
   }
@@ -149,9 +178,16 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** The authorization's `validBefore` (unix seconds); a payload without one was refused before it was recorded. */
+/** The authorization's `validBefore` (upto: Permit2's `deadline`), unix seconds; a payload without one was refused before it was recorded. */
 function validBeforeOf(a: X402AttemptRow): bigint {
-  return BigInt(a.payment.payload.authorization.validBefore);
+  const p = a.payment.payload;
+  return BigInt(p.permit2Authorization ? p.permit2Authorization.deadline : p.authorization.validBefore);
+}
+
+/** A collection's verdict: a refusal leaves the nonce spent (the authorization was this call's, and the call was served). */
+function collectionEvent(step: SettleStep): X402AttemptEvent {
+  const event = eventOfSettleStep(step, now());
+  return event.type === 'Refused' ? { ...event, releaseNonce: false } : event;
 }
 
 /** What the agent is told: the chain's transaction, whatever the facilitator said (or did not say). */

@@ -45,4 +45,25 @@ describe('x402 attempt: its own life', () => {
       .toEqual({ type: 'Refused', reason: 'authorization_cancelled', releaseNonce: false });
     expect(eventOfSettleStep({ kind: 'unknown', problem: 'rpc down' }, at)).toEqual({ type: 'VerdictAwaited', problem: 'rpc down', settleUnknown: true, at });
   });
+
+  it('upto: authorized (no settle yet), then captured for the charge or released, once; 0 is collected at once', () => {
+    const recordedUpto = recordedX402Attempt('0xpayer', 'upto');
+    const authorized = evolveX402Attempt(recordedUpto, { type: 'Verified', payer: '0xsigner' });
+    expect(authorized).toEqual({ step: 'authorized', payer: '0xsigner', scheme: 'upto' });
+    expect(isOpenX402Attempt(authorized)).toBe(false);
+    expect(decideVerify({ tries: 1, payer: '0xp', at, scheme: 'upto', verify: { kind: 'valid', payer: '0xP' } })).toEqual({ event: { type: 'Verified', payer: '0xp' }, then: 'stop' });
+    // upto moves nothing at verify: "nonce used" means the authorization went elsewhere, and it is refused.
+    expect(decideVerify({ tries: 1, payer: '0xp', at, scheme: 'upto', verify: { kind: 'invalid', reason: 'nonce already used' } }).event).toMatchObject({ type: 'Refused' });
+    const collecting = evolveX402Attempt(authorized, { type: 'Captured', chargeMinor: 13_000n });
+    expect(collecting).toMatchObject({ step: 'collecting', chargeMinor: '13000' });
+    expect(isOpenX402Attempt(collecting)).toBe(true);
+    expect(evolveX402Attempt(collecting, { type: 'Captured', chargeMinor: 99n })).toBe(collecting);
+    expect(evolveX402Attempt(collecting, { type: 'Released' })).toBe(collecting);
+    expect(evolveX402Attempt(collecting, { type: 'Settled', transaction: '0xtx' })).toMatchObject({ step: 'collected', transaction: '0xtx', chargeMinor: '13000' });
+    expect(evolveX402Attempt(collecting, { type: 'Refused', reason: 'partial refused', releaseNonce: false })).toMatchObject({ step: 'uncollected', refusal: 'partial refused' });
+    expect(evolveX402Attempt(authorized, { type: 'Captured', chargeMinor: 0n })).toMatchObject({ step: 'collected', chargeMinor: '0' });
+    const released = evolveX402Attempt(authorized, { type: 'Released' });
+    expect(released.step).toBe('released');
+    expect(evolveX402Attempt(released, { type: 'Captured', chargeMinor: 1n })).toBe(released);
+  });
 });

@@ -41,7 +41,7 @@ export type NewX402Attempt = Pick<X402AttemptRow, 'intent_id' | 'network' | 'pay
 /** An open attempt as the admin API lists it. */
 export interface OpenX402Attempt {
   intentId: string;
-  state: 'verifying' | 'settling';
+  state: 'verifying' | 'settling' | 'collecting';
   network: string;
   payer: string;
   nonce: string;
@@ -65,7 +65,7 @@ export const X402Attempts = {
        INSERT INTO payment.x402_attempt (intent_id, life, open, network, payer, nonce, amount_minor, asset, facilitator, payment_id, payment, requirements, request, causation_id, approved)
        SELECT $1, $14, true, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM spent RETURNING 1`,
       [a.intent_id, a.network, a.payer, a.nonce, a.amount_minor, a.asset, a.facilitator, a.payment_id, JSON.stringify(a.payment), JSON.stringify(a.requirements),
-        JSON.stringify(a.request), a.causation_id, a.approved, JSON.stringify(recordedX402Attempt(a.payer))],
+        JSON.stringify(a.request), a.causation_id, a.approved, JSON.stringify(recordedX402Attempt(a.payer, a.requirements.scheme))],
     ));
     return rows.length > 0;
   },
@@ -99,7 +99,7 @@ export const X402Attempts = {
               lease_until = CASE WHEN $5 THEN lease_until END, next_try_at = now() + ($6::int * interval '1 millisecond')
         WHERE intent_id = $1`,
       [intentId, JSON.stringify(life), open, life.payer, event.type === 'Verified', retryInMs]);
-    if (event.type === 'Refused' && event.releaseNonce) await m.query('DELETE FROM payment.x402_nonce WHERE intent_id = $1', [intentId]);
+    if (event.type === 'Refused' && event.releaseNonce && life.step === 'refused') await m.query('DELETE FROM payment.x402_nonce WHERE intent_id = $1', [intentId]);
     return life;
   },
 
@@ -109,7 +109,7 @@ export const X402Attempts = {
       `SELECT intent_id, life, network, payer, nonce, amount_minor, asset, tries, next_try_at, created_at
          FROM payment.x402_attempt WHERE open ORDER BY created_at LIMIT 500`);
     return rows.map((r) => ({
-      intentId: r.intent_id, state: r.life.step === 'settling' ? 'settling' : 'verifying', network: r.network, payer: r.payer, nonce: r.nonce, amountMinor: r.amount_minor,
+      intentId: r.intent_id, state: r.life.step === 'settling' || r.life.step === 'collecting' ? r.life.step : 'verifying', network: r.network, payer: r.payer, nonce: r.nonce, amountMinor: r.amount_minor,
       asset: r.asset, tries: r.tries, unknownSince: r.life.unknownSince ? new Date(r.life.unknownSince) : null, lastProblem: r.life.problem ?? null,
       nextTryAt: r.next_try_at, createdAt: r.created_at,
     }));

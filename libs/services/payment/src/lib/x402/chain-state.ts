@@ -8,11 +8,17 @@ export interface AuthorizationQuery {
   /** The token contract (EIP-3009 `authorizationState`, `AuthorizationUsed`, `Transfer`). */
   asset: string;
   payer: string;
-  /** The authorization's nonce (bytes32, 0x-hex). */
+  /** The authorization's nonce: `exact`'s bytes32 (0x-hex), or `permit2:<uint256>` for an `upto` Permit2 authorization. */
   nonce: string;
   payTo: string;
-  /** Atomic units the authorization moves. */
+  /** Atomic units the authorization moves (`upto`: the charge collected, at most the authorization's maximum). */
   value: bigint;
+}
+
+/** An `upto` attempt's Permit2 nonce (recorded as `permit2:<uint256>`); undefined for an `exact` one. */
+export function permit2NonceOf(nonce: string): bigint | undefined {
+  const m = /^permit2:(0|[1-9][0-9]{0,77})$/.exec(nonce);
+  return m ? BigInt(m[1]!) : undefined;
 }
 
 export type ChainVerdict =

@@ -16,6 +16,8 @@ type CoreRequirements = Parameters<HTTPFacilitatorClient['settle']>[1];
 export class HttpFacilitator implements X402Facilitator {
   readonly name: string;
   private readonly client: HTTPFacilitatorClient;
+  /** The facilitator's `upto` signer per network, from `GET /supported` (asked until it answers, then kept). */
+  private readonly upto = new Map<string, Promise<string | undefined>>();
 
   constructor(baseUrl: string, timeoutMs: number, token?: string) {
     this.name = new URL(baseUrl).origin;
@@ -24,6 +26,24 @@ export class HttpFacilitator implements X402Facilitator {
       url: baseUrl, timeoutMs,
       ...(headers ? { createAuthHeaders: async () => ({ verify: headers, settle: headers, supported: headers }) } : {}),
     });
+  }
+
+  /**
+   * The address the facilitator settles `upto` authorizations from (`/supported`'s kind for `upto` on the network, its
+   * `extra.facilitatorAddress`): payers sign it into the authorization, and only it can settle it. Undefined while the
+   * facilitator cannot be asked or offers no `upto` there (metered tools are then paid from the wallet only).
+   */
+  uptoAddress(network: string): Promise<string | undefined> {
+    const known = this.upto.get(network);
+    if (known) return known;
+    const asked = this.client.getSupported().then((s) => {
+      const kind = s.kinds.find((k) => k.scheme === 'upto' && k.network === network && k.x402Version === 2);
+      const address = (kind?.extra as { facilitatorAddress?: unknown } | undefined)?.facilitatorAddress;
+      return typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) ? address : undefined;
+    }, () => undefined);
+    this.upto.set(network, asked);
+    void asked.then((a) => { if (a === undefined) this.upto.delete(network); });
+    return asked;
   }
 
   async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome> {

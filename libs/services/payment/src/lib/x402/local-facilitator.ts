@@ -43,6 +43,11 @@ export class LocalFacilitator implements X402Facilitator {
   readonly used = new Map<string, string>();
   constructor(readonly now: () => number = () => Date.now()) {}
 
+  /** No `upto`: nothing here could ever collect a charge, so metered tools stay wallet-only with this facilitator. */
+  async uptoAddress(): Promise<undefined> {
+    return undefined;
+  }
+
   async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome> {
     const reason = await this.problem(payment, requirements);
     return reason ? { kind: 'invalid', reason } : { kind: 'valid', payer: getAddress(payment.payload.authorization.from) };
