@@ -14,7 +14,7 @@ import path from 'node:path';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startTestFacilitator, startTsProcess, type TestFacilitator, testPayer, waitFor } from '@tollgate/testing';
-import { type AgentClient, callThrough, connectAgent, connectModernAgent, errorOf, postJson, receiptOf } from './agent-client';
+import { type AgentClient, callThrough, connectAgent, connectModernAgent, errorOf, postJson, receiptOf, runOpsCli } from './agent-client';
 
 jest.setTimeout(300_000);
 
@@ -154,8 +154,10 @@ describe('x402 upto for a metered tool (embedded)', () => {
     expect(life).toMatchObject({ step: 'uncollected', chargeMinor: '7000', refusal: 'invalid_upto_evm_partial_settlement_unsupported' });
     expect(await facilitator.transfersFrom(payer.address)).toEqual([]);
     expect(await chainBalance(payer.address)).toBe(FUNDS);
-    // The charge the provider earned is the owner's debt, shown to ops; the next call is refused until it is repaid.
+    // The charge the provider earned is the owner's debt, shown to ops.
     expect(await balance(`owner:${ownerId}:debt`)).toBe(-7_000n);
+    const listed = (await (await fetch(`${base}/admin/x402/attempts`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { attempts: { intentId: string; state: string }[] };
+    expect(listed.attempts).toContainEqual(expect.objectContaining({ intentId: receiptOf(paid)!.intentId, state: 'uncollected' }));
   });
 
   it('the facilitator dies after the transfer, the host is killed -9 mid-way: the charge is collected exactly once', async () => {
@@ -198,5 +200,11 @@ describe('x402 upto for a metered tool (embedded)', () => {
     expect(receiptOf(done)).toMatchObject({ charged: { amountMinor: '0' } });
     expect(await ended(receiptOf(paid)!.intentId, ['collected', 'uncollected'])).toMatchObject({ step: 'collected', chargeMinor: '0' });
     expect(await facilitator.transfersFrom(payer.address)).toEqual([]);
+  });
+
+  it('replay = live: the journal and balances rebuilt from the archive equal the live ones, upto authorizations and reversals included', async () => {
+    const replay = await runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', ['replay', '--database-url', `postgres://postgres:postgres@127.0.0.1:${ports.pg}/tollgate`, '--verify', '--json']);
+    expect(replay.code).toBe(0);
+    expect(replay.out).toContain('"differences": []');
   });
 });

@@ -81,4 +81,30 @@ describe('RpcChainState against the stand-in chain (B: the chain is the verdict)
     expect(verdict).toMatchObject({ kind: 'unreadable', problem: expect.stringMatching(/^chain: /) });
     await facilitator.fault({ kind: 'none' }, 0);
   });
+
+  describe('upto (Permit2): the nonce bitmap and the proxy\'s settle decide', () => {
+    /** An upto authorization of 1,000 signed by `@x402/evm`'s client to the stand-in's facilitator address, settled for `charge`. */
+    const settleUpto = async (charge: bigint) => {
+      const supported = (await (await fetch(`${facilitator.url}/supported`)).json()) as { kinds: { scheme: string; extra?: { facilitatorAddress: string } }[] };
+      const req = { ...REQ, scheme: 'upto', amount: '1000', extra: { ...REQ.extra, assetTransferMethod: 'permit2', facilitatorAddress: supported.kinds.find((k) => k.scheme === 'upto')!.extra!.facilitatorAddress } };
+      const payer = testPayer();
+      await facilitator.fund(payer.address, 5_000n);
+      const payment = await payer.signUpto(req);
+      const r = await fetch(`${facilitator.url}/settle`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ x402Version: 2, paymentPayload: payment, paymentRequirements: { ...req, amount: charge.toString() } }),
+      });
+      return { payer, nonce: `permit2:${payment.payload.permit2Authorization.nonce}`, answer: (await r.json()) as { success: boolean; transaction: string } };
+    };
+
+    it('reads a settled permit as transferred for the charge, and not for another amount', async () => {
+      const { payer, nonce, answer } = await settleUpto(420n);
+      expect(answer.success).toBe(true);
+      expect(await query(payer.address, nonce, { value: 420n })).toEqual({ kind: 'transferred', transaction: answer.transaction });
+      expect(await query(payer.address, nonce, { value: 1_000n })).toMatchObject({ kind: 'unreadable', problem: expect.stringContaining('not the charge 1000') });
+    });
+
+    it('reads an unused permit nonce as unused, with the chain\'s time', async () => {
+      expect(await query(testPayer().address, 'permit2:123456789012345678901234567890')).toMatchObject({ kind: 'unused' });
+    });
+  });
 });

@@ -41,7 +41,8 @@ export type NewX402Attempt = Pick<X402AttemptRow, 'intent_id' | 'network' | 'pay
 /** An open attempt as the admin API lists it. */
 export interface OpenX402Attempt {
   intentId: string;
-  state: 'verifying' | 'settling' | 'collecting';
+  /** `uncollected`: an upto charge the facilitator would not settle (ended, kept here for ops: the owner owes it). */
+  state: 'verifying' | 'settling' | 'collecting' | 'uncollected';
   network: string;
   payer: string;
   nonce: string;
@@ -103,13 +104,13 @@ export const X402Attempts = {
     return life;
   },
 
-  /** The open attempts, oldest first (at most 500), as ops see them: no payload, no signature. */
+  /** The open attempts and the uncollected upto charges, oldest first (at most 500), as ops see them: no payload, no signature. */
   async listOpen(ds: DataSource): Promise<OpenX402Attempt[]> {
     const rows = await select(ds, X402_ATTEMPT, ['intent_id', 'life', 'network', 'payer', 'nonce', 'amount_minor', 'asset', 'tries', 'next_try_at', 'created_at'],
       `SELECT intent_id, life, network, payer, nonce, amount_minor, asset, tries, next_try_at, created_at
-         FROM payment.x402_attempt WHERE open ORDER BY created_at LIMIT 500`);
+         FROM payment.x402_attempt WHERE open OR life->>'step' = 'uncollected' ORDER BY created_at LIMIT 500`);
     return rows.map((r) => ({
-      intentId: r.intent_id, state: r.life.step === 'settling' || r.life.step === 'collecting' ? r.life.step : 'verifying', network: r.network, payer: r.payer, nonce: r.nonce, amountMinor: r.amount_minor,
+      intentId: r.intent_id, state: r.life.step === 'settling' || r.life.step === 'collecting' || r.life.step === 'uncollected' ? r.life.step : 'verifying', network: r.network, payer: r.payer, nonce: r.nonce, amountMinor: r.amount_minor,
       asset: r.asset, tries: r.tries, unknownSince: r.life.unknownSince ? new Date(r.life.unknownSince) : null, lastProblem: r.life.problem ?? null,
       nextTryAt: r.next_try_at, createdAt: r.created_at,
     }));
