@@ -111,6 +111,15 @@ describe('metered calls from the wallet (embedded)', () => {
     expect(before - (await wallet())).toBe(BigInt(expected));
   });
 
+  it('a provider that reports in the x402 Settlement-Overrides header: charged by it, the header never reaches the agent', async () => {
+    const before = await settledWallet();
+    const done = await settled('report_usage', { text: 'x', settlementOverrides: '{"amount":"23500"}' }, 'report-by-header');
+    expect(charged(done)).toBe('23000'); // 23 whole units of 1,000: never more than the provider asked
+    expect(before - (await wallet())).toBe(23_000n);
+    expect(JSON.stringify(done).toLowerCase()).not.toContain('settlement-overrides');
+    expect(JSON.stringify(done)).not.toContain('23500');
+  });
+
   it('finance sees it: the call\'s money and usage, journal lines with rail and units, the reconciliation, the usage export', async () => {
     const text = 'Finance reads this. '.repeat(10); // 200 characters: 2 units
     const done = await settled('summarize_text', { text }, 'metered-finance');

@@ -1,5 +1,6 @@
 import { type CallToolResult, Client, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { fetchCapturingSettlementOverrides } from './settlement-overrides';
 import { upstreamHeaders } from './upstream-credentials';
 import { classify, inputRequiredFailure, UpstreamError } from './upstream-failures';
 import { UpstreamEras } from './upstream-eras';
@@ -33,7 +34,9 @@ function openTransport(target: UpstreamTarget, signal?: AbortSignal): Transport 
     // The child gets a minimal environment: the platform's secrets are not the provider's business.
     return new StdioClientTransport({ command: target.command, args: target.args ?? [], stderr: 'ignore', env: { PATH: process.env['PATH'] ?? '' } });
   }
-  return new StreamableHTTPClientTransport(new URL(target.endpoint), { requestInit: { headers: upstreamHeaders(target.endpoint), ...(signal ? { signal } : {}) } });
+  return new StreamableHTTPClientTransport(new URL(target.endpoint), {
+    requestInit: { headers: upstreamHeaders(target.endpoint), ...(signal ? { signal } : {}) }, fetch: fetchCapturingSettlementOverrides(),
+  });
 }
 
 function newClient(): Client {

@@ -17,7 +17,8 @@ function summaryOf(text: string): string {
 /**
  * "summaries": a metered sample provider. `summarize_text` is priced per 100 characters read (declared in its
  * listing's `metered` price) and reports what it read in `_meta["tollgate/usage"]`, as any metered provider does.
- * `report_usage` (a test fixture, not in the demo) reports whatever usage it is told: over, under, garbage.
+ * `report_usage` (a test fixture, not in the demo) reports whatever usage it is told: over, under, garbage — in its
+ * result's `_meta`, or (`settlementOverrides`) in the `Settlement-Overrides` response header, as an x402 server does.
  */
 export function createMeteredToolsServer(options: { fixtures: boolean }): Server {
   const server = new Server({ name: 'summaries', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -30,7 +31,7 @@ export function createMeteredToolsServer(options: { fixtures: boolean }): Server
   if (options.fixtures) {
     tools.push({
       name: 'report_usage', description: 'Echoes a text and reports exactly the usage it is given (a test fixture for metered charges).',
-      inputSchema: { type: 'object', properties: { text: { type: 'string' }, usage: {} }, required: ['text'] },
+      inputSchema: { type: 'object', properties: { text: { type: 'string' }, usage: {}, settlementOverrides: { type: 'string' } }, required: ['text'] },
       annotations: { readOnlyHint: true },
       _meta: { 'tollgate/listing': { category: 'testing', asset: 'USDC', metered: SUMMARY_PRICE } },
     });

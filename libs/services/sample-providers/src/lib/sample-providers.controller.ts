@@ -178,6 +178,9 @@ export class SampleProvidersController {
       await reviewTickets.create(body.params.arguments ?? {}, typeof key === 'string' ? key : null);
       return void req.socket.destroy();
     }
+    const overrides = body?.method === 'tools/call' && body.params?.name === 'report_usage' ? body.params.arguments?.['settlementOverrides'] : undefined;
+    // The metered fixture can answer as an x402 server does: what it used in the Settlement-Overrides header.
+    if (name === 'metered-fixtures' && typeof overrides === 'string') res.setHeader('Settlement-Overrides', overrides);
     const handler = HANDLERS.get(name);
     if (!handler) return void res.status(404).json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'No such sample provider.' } });
     await handler(req, res, req.body);

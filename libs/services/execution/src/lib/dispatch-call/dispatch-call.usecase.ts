@@ -4,7 +4,7 @@ import { type DataSource } from 'typeorm';
 import { type UsageReport } from '@tollgate/call-life';
 import { CallProgressed, type ToolBindingDto, type UpstreamResultDto } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
-import { callUpstreamTool, UpstreamError } from '@tollgate/mcp-runtime';
+import { callUpstreamTool, takeSettlementOverrides, UpstreamError } from '@tollgate/mcp-runtime';
 import { createLogger } from '@tollgate/observability';
 import { EXECUTION, EXECUTION_OPTIONS, EXECUTION_OUTBOX } from '../execution.constants';
 import { type ExecutionOptions } from '../execution.options';
@@ -108,7 +108,8 @@ export class DispatchCallUseCase {
       return { kind: 'unknown', reason: failure === 'deadline' ? 'deadline_passed' : 'connection_lost', detail };
     }
     // A metered call's usage report travels with the result (the provider's _meta itself never reaches the agent).
-    return this.checked(d, binding, toResult(raw), d.metered && usageReportOf(raw, d.metered));
+    const overrides = takeSettlementOverrides(d.intentId);
+    return this.checked(d, binding, toResult(raw), d.metered && usageReportOf(raw, d.metered, overrides));
   }
 
   /** The provider's progress, relayed to the agent (at most once each: a lost notice is only a notice). */

@@ -22,4 +22,15 @@ describe('usageReportOf', () => {
   it('a result without _meta reports nothing', () => {
     expect(usageReportOf({}, price)).toEqual({ problem: 'missing' });
   });
+
+  it('reads an x402 Settlement-Overrides amount when the result has no report: whole units, rounded down', () => {
+    const withHeader = (header: string, meta: Record<string, unknown> = {}) => usageReportOf({ _meta: meta }, price, header);
+    expect(withHeader('{"amount":"1250"}')).toEqual({ unit: '100_chars', units: '12' });
+    expect(withHeader('{"amount":"0"}')).toEqual({ unit: '100_chars', units: '0' });
+    // The provider's _meta report wins over the header.
+    expect(withHeader('{"amount":"1250"}', { 'tollgate/usage': { units: 3 } })).toEqual({ unit: '100_chars', units: '3' });
+    for (const bad of ['{"amount":"50%"}', '{"amount":"$0.05"}', '{"amount":-5}', '{"amount":"-5"}', 'nope', '{}', 'null', '{"amount":"99999999999999999"}']) {
+      expect(withHeader(bad)).toEqual({ problem: 'malformed' });
+    }
+  });
 });
