@@ -11,3 +11,4 @@ export * from './lib/http/device-sign-in';
 export * from './lib/service-events';
 export * from './lib/json-schema';
 export * from './lib/metered-price';
+export * from './lib/mpp-sandbox-method';

@@ -13,3 +13,4 @@ export * from './lib/packet-drop';
 export * from './lib/table-declarations';
 export * from './lib/execution-attempts';
 export * from './lib/overlapping-transactions';
+export * from './lib/mpp-sandbox';

@@ -41,6 +41,7 @@ export interface CallRequestedFact {
   deadlineAt: string;
   freeCallsPerDay?: number;
   x402Payment?: Record<string, unknown>;
+  mppCredential?: Record<string, unknown>;
   /** The agent asked to hear the provider's progress. */
   progress?: boolean;
   /** The tool is priced by use: `price` is the most the call may cost. */
@@ -54,6 +55,7 @@ export interface PaymentHeldFact {
   amount: Amount;
   free?: boolean;
   x402PaymentResponse?: Record<string, unknown>;
+  mppReceipt?: Record<string, unknown>;
   /** Priced by use: `amount` is the maximum. */
   metered?: MeteredPrice;
 }
@@ -66,6 +68,7 @@ export interface PaymentRejectedFact {
   retryAfterMs?: number;
   details?: Record<string, unknown>;
   x402PaymentRequired?: Record<string, unknown>;
+  mppPaymentRequired?: Record<string, unknown>;
   final?: boolean;
 }
 

@@ -1,9 +1,11 @@
 import { type Amount, type CallEvent, type CallRequestedFact, type MeteredPrice, type PaymentRejectedFact, type UpstreamResult, type UsageReport } from './call-event';
 
 /** What the model keeps of the request: its facts, without the arguments (kept by the services that need them). */
-export type RequestFacts = Omit<CallRequestedFact, 'intentId' | 'x402Payment'> & {
+export type RequestFacts = Omit<CallRequestedFact, 'intentId' | 'x402Payment' | 'mppCredential'> & {
   /** The agent paid with a signed x402 payment. */
   x402?: boolean;
+  /** The agent paid with an MPP credential. */
+  mpp?: boolean;
 };
 
 export interface HoldFacts {
@@ -13,6 +15,8 @@ export interface HoldFacts {
   /** One of the tool's daily free calls: nothing is held. */
   free: boolean;
   x402PaymentResponse?: Record<string, unknown>;
+  /** The MPP receipt of the payment that funded the hold. */
+  mppReceipt?: Record<string, unknown>;
   /** Priced by use: `amount` is the maximum (the services that never read the request learn it here). */
   metered?: MeteredPrice;
 }
@@ -116,13 +120,13 @@ export function evolve(state: CallState, event: CallEvent): CallState {
       const request = defined<RequestFacts>({
         ownerId: p.ownerId, agentId: p.agentId, mcpUrlId: p.mcpUrlId, toolId: p.toolId, toolName: p.toolName, price: amountOf(p.price),
         operationKey: p.operationKey, deadlineAt: p.deadlineAt, freeCallsPerDay: p.freeCallsPerDay, x402: p.x402Payment !== undefined ? true : undefined,
-        progress: p.progress === true ? true : undefined, metered: meteredOf(p.metered),
+        mpp: p.mppCredential !== undefined ? true : undefined, progress: p.progress === true ? true : undefined, metered: meteredOf(p.metered),
       });
       return { ...state, request: join(state.request, request) };
     }
     case 'PaymentHeld': {
       const p = event.payload;
-      const held = defined<HoldFacts>({ holdId: p.holdId, ownerId: p.ownerId, amount: amountOf(p.amount), free: p.free === true, x402PaymentResponse: p.x402PaymentResponse, metered: meteredOf(p.metered) });
+      const held = defined<HoldFacts>({ holdId: p.holdId, ownerId: p.ownerId, amount: amountOf(p.amount), free: p.free === true, x402PaymentResponse: p.x402PaymentResponse, mppReceipt: p.mppReceipt, metered: meteredOf(p.metered) });
       return { ...state, held: join(state.held, held) };
     }
     case 'PaymentRejected': {

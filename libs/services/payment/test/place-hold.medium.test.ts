@@ -13,6 +13,7 @@ import { type CallRequestedPayload } from '@tollgate/contracts';
 import { OutboxWriter } from '@tollgate/messaging';
 import { balanceOf, openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
+import { MppPayments } from '../src/lib/mpp/mpp-payments';
 import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
@@ -35,7 +36,7 @@ describe('payment places and resolves holds (medium tier)', () => {
     const outbox = new OutboxWriter('payment', 'payment');
     const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
     wallets = new FundWalletUseCase(ds, outbox);
-    place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), wallets);
+    place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), wallets, new MppPayments(options));
     resolve = new ResolveHoldUseCase(outbox, wallets);
   });
   afterAll(async () => {

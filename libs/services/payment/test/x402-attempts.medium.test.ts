@@ -12,6 +12,7 @@ import { type CallRequestedPayload } from '@tollgate/contracts';
 import { OutboxWriter } from '@tollgate/messaging';
 import { balanceOf, openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
+import { MppPayments } from '../src/lib/mpp/mpp-payments';
 import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
@@ -31,7 +32,7 @@ describe('an x402 attempt ends once (medium tier)', () => {
     ds = await openServiceDataSource(paymentDataSourceOptions(db.url));
     const outbox = new OutboxWriter('payment', 'payment');
     const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
-    place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), new FundWalletUseCase(ds, outbox));
+    place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), new FundWalletUseCase(ds, outbox), new MppPayments(options));
   });
   afterAll(async () => {
     await ds.destroy();
@@ -53,7 +54,7 @@ describe('an x402 attempt ends once (medium tier)', () => {
     // Each worker as SettleX402UseCase.record: the end folded onto the locked row, then the hold when it applied.
     const settle = () => ds.transaction(async (m) => {
       const life = await X402Attempts.apply(m, request.intentId, { type: 'Settled', transaction: '0xtx' });
-      if (life) await place.holdAfterSettlement(m, request, { amountMinor: 25n, reference: `x402:eip155:84532:${nonce}`, response: { success: true, transaction: '0xtx', network: 'eip155:84532', payer: '0xpayer' } as never, approved: false, repayDebt: true }, randomUUID());
+      if (life) await place.holdAfterSettlement(m, request, { amountMinor: 25n, reference: `x402:eip155:84532:${nonce}`, response: { success: true, transaction: '0xtx', network: 'eip155:84532', payer: '0xpayer' } as never, approved: false, repayDebt: true, source: 'x402' }, randomUUID());
       return life !== undefined;
     });
     const applied = await Promise.all([settle(), settle()]);

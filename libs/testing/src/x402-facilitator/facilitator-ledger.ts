@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeJsonDurably } from '../lib/durable-json';
 
 /** One transfer the simulated chain carried out: EIP-3009 `transferWithAuthorization`. */
 export interface ChainTransfer {
@@ -73,11 +74,6 @@ export class FacilitatorLedger {
   }
 
   private persist(): void {
-    const tmp = `${this.file}.tmp`;
-    const fd = openSync(tmp, 'w');
-    writeSync(fd, JSON.stringify(this.state));
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, this.file);
+    writeJsonDurably(this.file, this.state);
   }
 }

@@ -16,7 +16,8 @@
  * Env: PORT, FACILITATOR_NETWORK, FACILITATOR_STATE (file), FACILITATOR_TOKEN (required bearer token, optional),
  * FACILITATOR_DEDUPES.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { jsonBody as body, sendJson as send, serveStandIn } from '../lib/stand-in-http';
 import { randomBytes } from 'node:crypto';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type * as Viem from 'viem' with { 'resolution-mode': 'import' };
@@ -43,15 +44,7 @@ type Fault = { kind: 'none' } | { kind: 'delay'; delayMs: number } | { kind: 'di
 /** Armed faults, at most one per kind, each for its next `times` uses. */
 let faults: { fault: Fault; times: number }[] = [];
 
-async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-}
 
-function send(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-}
 
 function takeFault(kinds: readonly Fault['kind'][]): Fault {
   const armed = faults.find((f) => f.times > 0 && kinds.includes(f.fault.kind));
@@ -153,9 +146,4 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   send(res, 404, { error: 'not found' });
 }
 
-const server = createServer((req, res) => {
-  route(req, res).catch((err: unknown) => send(res, 500, { error: String(err) }));
-});
-server.listen(Number(process.env['PORT'] ?? 4021), '127.0.0.1', () => {
-  process.stdout.write(`x402 facilitator listening on ${JSON.stringify(server.address())}\n`);
-});
+serveStandIn('x402 facilitator', 4021, route);

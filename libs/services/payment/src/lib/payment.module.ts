@@ -12,6 +12,8 @@ import { type PaymentOptions } from './payment.options';
 import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
 import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
 import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
+import { MppPayments } from './mpp/mpp-payments';
+import { MppSteps } from './mpp/mpp-steps';
 import { X402Payments } from './settle-x402/x402-payments';
 import { X402AttemptsController } from './settle-x402/x402-attempts.controller';
 import { SpendPolicyController } from './spend-policy/spend-policy.controller';
@@ -64,6 +66,8 @@ export class PaymentModule {
         SpendPoliciesRepository,
         PlaceHoldUseCase,
         X402Payments,
+        MppPayments,
+        MppSteps,
         SettleX402UseCase,
         ResolveHoldUseCase,
         PaymentEventsHost,

@@ -30,12 +30,19 @@ export type X402FacilitatorSetting =
   /** `chainRpcUrl`: the chain's JSON-RPC, which every settlement is checked against (the facilitator's word is a claim). */
   | { kind: 'http'; url: string; timeoutMs: number; token?: string; chainRpcUrl: string; chainLookbackBlocks: bigint };
 
+/** MPP beside x402: off, or the sandbox method (its backend's URL, the challenge secret, the realm). */
+export type MppSetting =
+  | { kind: 'off' }
+  | { kind: 'sandbox'; url: string; token?: string; secretKey: string; realm: string; timeoutMs: number };
+
 export interface PaymentOptions extends ServiceRuntimeOptions {
   /** Bearer token of the payment admin API (wallets, spend policies, approvals); without one the API refuses every call. */
   adminToken?: string;
   velocity: VelocityRules;
   x402: X402Settings;
   x402Facilitator: X402FacilitatorSetting;
+  /** Absent: off. */
+  mpp?: MppSetting;
   /** How the x402 settlement worker retries (ms): back-off from `baseMs` doubling to `maxMs`; due attempts polled every `pollMs`. */
   x402Retry?: { baseMs?: number; maxMs?: number; pollMs?: number };
 }

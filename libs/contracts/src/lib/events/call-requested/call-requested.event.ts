@@ -37,6 +37,8 @@ export class CallRequestedPayload {
   @IsOptional() @IsInt() @Min(0) freeCallsPerDay?: number;
   /** Additive: a signed x402 payment the agent sent in `_meta["x402/payment"]`; payment verifies it. */
   @IsOptional() @IsObject() x402Payment?: Record<string, unknown>;
+  /** Additive: an MPP credential the agent sent (`_meta["org.paymentauth/credential"]` or `Payment-Authorization`); payment verifies it. */
+  @IsOptional() @IsObject() mppCredential?: Record<string, unknown>;
   /** Additive: the agent asked to hear the provider's progress (`_meta.progressToken`); execution relays it as CallProgressed. */
   @IsOptional() @IsBoolean() progress?: boolean;
   /** Additive: the tool is priced by use; `price` is then the most the call may cost (what is held). */

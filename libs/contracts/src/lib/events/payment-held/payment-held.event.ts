@@ -15,6 +15,8 @@ export class PaymentHeldPayload {
   @IsOptional() @IsBoolean() free?: boolean;
   /** Additive: the x402 payment that funded this hold was verified and settled (the agent's `x402/payment-response`). */
   @IsOptional() @IsObject() x402PaymentResponse?: Record<string, unknown>;
+  /** Additive: the MPP payment that funded this hold (its receipt, the agent's `org.paymentauth/receipt`). */
+  @IsOptional() @IsObject() mppReceipt?: Record<string, unknown>;
   /** Additive: the call is priced by use — `amount` is its maximum; settlement charges by the confirmed usage. */
   @IsOptional() @ValidateNested() @Type(() => MeteredPriceDto) metered?: MeteredPriceDto;
 }

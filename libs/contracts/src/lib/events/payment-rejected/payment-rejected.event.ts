@@ -14,6 +14,8 @@ export class PaymentRejectedPayload {
   @IsOptional() @IsObject() details?: Record<string, unknown>;
   /** PAYMENT_REQUIRED: the x402 (version 2) payment requirement the agent can sign. */
   @IsOptional() @IsObject() x402PaymentRequired?: Record<string, unknown>;
+  /** PAYMENT_REQUIRED: MPP's payment-required data (`{ httpStatus: 402, challenges, problem? }`) the agent can pay. */
+  @IsOptional() @IsObject() mppPaymentRequired?: Record<string, unknown>;
   /**
    * The refusal stands for this call's operation key: a retry with the same key gets this answer again instead of
    * running the call (set when payment could not process the call at all and parked its CallRequested).

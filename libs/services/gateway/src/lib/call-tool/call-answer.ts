@@ -1,6 +1,7 @@
 import { failureOf, isConfirmed, receiptOf } from '@tollgate/call-life';
 import { agentErrorResult, type AgentErrorCode, displayAmount, isAgentErrorCode } from '@tollgate/contracts';
 import { type StoredCall } from '../calls/calls.repository';
+import { MPP_PAYMENT_REQUIRED_META_KEY, MPP_RECEIPT_META_KEY } from './payment-meta';
 
 export interface ToolCallResult {
   [key: string]: unknown;
@@ -14,17 +15,22 @@ export interface ToolCallResult {
 export function answerOf(call: StoredCall): ToolCallResult {
   const life = call.life;
   const receipt = receiptFor(call);
-  const x402 = life.held?.x402PaymentResponse && call.answer_expired_at === null ? { 'x402/payment-response': life.held.x402PaymentResponse } : {};
+  const x402 = paidWith(call);
   const failure = failureOf(life);
   if (!isConfirmed(life) && failure) {
-    const { code: rawCode, message, retryable, retryAfterMs, details, x402PaymentRequired } = failure;
+    const { code: rawCode, message, retryable, retryAfterMs, details, x402PaymentRequired, mppPaymentRequired } = failure;
     const code: AgentErrorCode = isAgentErrorCode(rawCode) ? rawCode : 'INTERNAL_SERVER_ERROR';
     const failed = agentErrorResult({
       code, retryable, message, intentId: call.intent_id, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(details ? { details } : {}),
     });
     // A payment refusal held nothing: there is no receipt, and the x402 requirement (if any) rides beside the error.
     if (failure.stage === 'payment') {
-      return { ...failed, _meta: { ...failed._meta, ...(x402PaymentRequired ? { 'x402/paymentRequired': x402PaymentRequired } : {}) } };
+      return {
+        ...failed, _meta: {
+          ...failed._meta, ...(x402PaymentRequired ? { 'x402/paymentRequired': x402PaymentRequired } : {}),
+          ...(mppPaymentRequired ? { [MPP_PAYMENT_REQUIRED_META_KEY]: mppPaymentRequired } : {}),
+        },
+      };
     }
     return { ...failed, _meta: { ...failed._meta, 'assay/receipt': receipt, ...x402 } };
   }
@@ -34,6 +40,16 @@ export function answerOf(call: StoredCall): ToolCallResult {
     ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
     ...(result.isError ? { isError: true } : {}),
     _meta: { 'assay/receipt': receipt, ...x402 },
+  };
+}
+
+/** How the hold was paid from outside, as the agent's rail tells it back: x402's settle response, MPP's receipt. */
+function paidWith(call: StoredCall): Record<string, unknown> {
+  const held = call.life.held;
+  if (!held || call.answer_expired_at !== null) return {};
+  return {
+    ...(held.x402PaymentResponse ? { 'x402/payment-response': held.x402PaymentResponse } : {}),
+    ...(held.mppReceipt ? { [MPP_RECEIPT_META_KEY]: held.mppReceipt } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 import { TASKS_EXTENSION } from '../call-tasks/call-task';
 import { CallWaiters } from './call-waiters.service';
 import { ProgressStream } from './progress-stream';
+import { paymentsOf } from './payment-meta';
 import { type ToolCallRequest } from './tool-call-request';
 
 export { type CallOptions, type ToolCallRequest } from './tool-call-request';
@@ -30,7 +31,6 @@ export { type CallOptions, type ToolCallRequest } from './tool-call-request';
 export { type ToolCallResult } from './call-answer';
 
 /** Where an agent puts a signed x402 payment (G7). */
-export const X402_PAYMENT_META_KEY = 'x402/payment';
 
 const logger = createLogger(GATEWAY);
 
@@ -64,11 +64,9 @@ export class CallToolUseCase {
     // Access policy: decided before any record, hold or dispatch; a refusal leaves no event behind.
     const access = await this.accessPolicy.decide(policies, name, args);
     if (!access.ok) return accessRefusal(access);
-    // x402 (G7): a signed payment travels in the request's _meta, beside the operation key, never in the tool arguments.
-    const x402Payment = meta[X402_PAYMENT_META_KEY];
-    if (x402Payment !== undefined && (typeof x402Payment !== 'object' || x402Payment === null || Array.isArray(x402Payment) || JSON.stringify(x402Payment).length > 16_384)) {
-      return agentErrorResult({ code: 'PAYMENT_REQUIRED', retryable: true, message: `_meta["${X402_PAYMENT_META_KEY}"] must be an x402 payment payload object. Sign the payment requirement and send it there.` });
-    }
+    // A payment travels in the request's _meta (x402, or an MPP credential), never in the tool arguments.
+    const payments = paymentsOf(meta);
+    if (!payments.ok) return payments.refusal;
     const tool = doc!;
     if (tool.taskSupport === 'required' && !tasks) return tasksRequired(name);
     // A tool its provider runs as a task, for an agent that takes tasks: the task is answered at once (no wait), so
@@ -76,7 +74,7 @@ export class CallToolUseCase {
     const waitMs = tasks && tool.taskSupport ? 0 : this.options.callWaitMs;
     const listener = waitMs > 0 ? onProgress : undefined;
     const request = this.requestOf(caller, tool, args, {
-      operationKey: read.key, pinned: Object.keys(access.pinned).length > 0 ? access.pinned : undefined, x402Payment: x402Payment as Record<string, unknown> | undefined, progress: !!listener,
+      operationKey: read.key, pinned: Object.keys(access.pinned).length > 0 ? access.pinned : undefined, x402Payment: payments.x402Payment, mppCredential: payments.mppCredential, progress: !!listener,
     });
     const intentId = request.intentId;
     const progress = listener ? new ProgressStream(listener) : undefined;
@@ -91,7 +89,7 @@ export class CallToolUseCase {
   /** The call as CallRequested carries it: identity from the credential, the price and contract from the catalog. */
   private requestOf(
     caller: CallerIdentity, tool: CatalogTool, args: Record<string, unknown>,
-    extra: { operationKey?: string; pinned?: CallRequestedPayload['accessPolicy']; x402Payment?: Record<string, unknown>; progress: boolean },
+    extra: { operationKey?: string; pinned?: CallRequestedPayload['accessPolicy']; x402Payment?: Record<string, unknown>; mppCredential?: Record<string, unknown>; progress: boolean },
   ): CallRequestedPayload {
     return {
       intentId: randomUUID(), ownerId: caller.ownerId, agentId: caller.agentId, mcpUrlId: caller.mcpUrlId, toolId: tool.toolId, toolName: tool.name, contractVersion: tool.version,
@@ -101,6 +99,7 @@ export class CallToolUseCase {
       ...(extra.pinned ? { accessPolicy: extra.pinned } : {}),
       ...(typeof tool.freeCallsPerDay === 'number' ? { freeCallsPerDay: tool.freeCallsPerDay } : {}),
       ...(extra.x402Payment !== undefined ? { x402Payment: extra.x402Payment } : {}),
+      ...(extra.mppCredential !== undefined ? { mppCredential: extra.mppCredential } : {}),
       // Priced by use: `price` above is the most the call may cost (what is held); the charge follows the usage.
       ...(tool.metered ? { metered: tool.metered } : {}),
       ...(extra.progress ? { progress: true } : {}),

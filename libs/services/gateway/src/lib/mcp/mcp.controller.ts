@@ -16,6 +16,7 @@ import { type EdgeRefusal, refuseAtEdge } from './edge-input';
 import { invalidParams } from './invalid-params';
 import { type McpCaller, McpServers } from './mcp-servers';
 import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers';
+import { moveCredentialToMeta, PAYMENT_AUTHORIZATION_HEADER } from './payment-authorization';
 import { taskRequestOf, type TaskRequest } from './task-request';
 
 const logger = createLogger(GATEWAY);
@@ -93,6 +94,12 @@ export class McpController implements OnModuleInit, OnModuleDestroy {
       return;
     }
     (req as Request & { auth?: AuthInfo }).auth = { token: auth.identity.credentialId, clientId: auth.identity.agentId, scopes: [], extra: { caller } };
+    await this.serveMcp(req, res);
+  }
+
+  /** The request, past every check, to the SDK (an MPP credential sent in its header moved to the binding's `_meta` first). */
+  private async serveMcp(req: Request, res: Response): Promise<void> {
+    moveCredentialToMeta(req.body, req.headers[PAYMENT_AUTHORIZATION_HEADER]);
     try {
       await this.serve.node(req, res, req.body);
     } catch (err) {

@@ -20,7 +20,7 @@ function callOf(r: SettledRow): SettledCall {
   return {
     intentId: r.intent_id, settledAt: r.occurred_at, ownerId: s.ownerId ?? str(r.requested?.['ownerId']), agentId: str(r.requested?.['agentId']),
     toolName: str(r.requested?.['toolName']), operationKey: str(r.requested?.['operationKey']), providerId: s.providerId, charge: s.amount, usage: s.usage ?? null,
-    rail: held['x402PaymentResponse'] ? 'x402' : held['free'] ? 'free' : 'wallet',
+    rail: held['x402PaymentResponse'] ? 'x402' : held['mppReceipt'] ? 'mpp' : held['free'] ? 'free' : 'wallet',
   };
 }
 

@@ -11,7 +11,7 @@ export interface SettledCall {
   providerId: string;
   charge: { amountMinor: string; asset: string };
   usage: { unit: string; units?: string; unitPriceMinor: string; minimumMinor?: string; flag?: string } | null;
-  rail: 'wallet' | 'x402' | 'free';
+  rail: 'wallet' | 'x402' | 'mpp' | 'free';
 }
 
 /** The CloudEvents type of one settled call's usage (reverse-DNS, versioned). */

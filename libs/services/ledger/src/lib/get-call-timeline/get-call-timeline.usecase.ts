@@ -17,7 +17,7 @@ export interface TimelineEntry {
 
 /** The call's money at a glance: the rail, what was held, charged and released, and a metered call's usage. */
 export interface CallMoney {
-  rail: 'wallet' | 'x402' | 'free' | null;
+  rail: 'wallet' | 'x402' | 'mpp' | 'free' | null;
   held: Amount | null;
   charged: Amount | null;
   released: Amount | null;
@@ -35,7 +35,7 @@ export interface CallTimeline {
 /** What the model says of the call's money: held, then charged (settled) with the rest released, or all refunded. */
 export function moneyOf(life: CallState): CallMoney {
   const held = life.held?.amount ?? null;
-  const rail = !life.held ? null : life.held.x402PaymentResponse ? 'x402' : life.held.free ? 'free' : 'wallet';
+  const rail = !life.held ? null : life.held.x402PaymentResponse ? 'x402' : life.held.mppReceipt ? 'mpp' : life.held.free ? 'free' : 'wallet';
   const charge = chargeOf(life);
   const charged = life.settled?.amount ?? (life.refunded && held ? { amountMinor: '0', asset: held.asset } : null);
   const released = held && charged ? { amountMinor: (BigInt(held.amountMinor) - BigInt(charged.amountMinor)).toString(), asset: held.asset } : null;

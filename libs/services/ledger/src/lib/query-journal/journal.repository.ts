@@ -25,7 +25,7 @@ const toLine = (r: LineRow): JournalLine => ({
 const CALL_OF_LINE = `
   LEFT JOIN LATERAL (SELECT t.payload FROM ledger.timeline_entry t WHERE t.intent_id = e.intent_id AND t.type = 'PaymentHeld' LIMIT 1) h ON TRUE
   LEFT JOIN LATERAL (SELECT t.payload FROM ledger.timeline_entry t WHERE t.intent_id = e.intent_id AND t.type = 'CallSettled' LIMIT 1) s ON TRUE`;
-const CALL_COLUMNS = `CASE WHEN h.payload IS NULL THEN NULL WHEN h.payload ? 'x402PaymentResponse' THEN 'x402' WHEN (h.payload->>'free')::boolean THEN 'free' ELSE 'wallet' END AS rail,
+const CALL_COLUMNS = `CASE WHEN h.payload IS NULL THEN NULL WHEN h.payload ? 'x402PaymentResponse' THEN 'x402' WHEN h.payload ? 'mppReceipt' THEN 'mpp' WHEN (h.payload->>'free')::boolean THEN 'free' ELSE 'wallet' END AS rail,
   s.payload->'amount'->>'amountMinor' AS charge, s.payload->'usage' AS usage`;
 
 /** Start of the UTC day of `t`. */

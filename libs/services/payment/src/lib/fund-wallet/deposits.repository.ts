@@ -6,7 +6,7 @@ export const DEPOSIT = defineTable('payment.deposit', {
   deposit_id: col.uuid().required(),
   reference: col.text().required(),
   owner_id: col.text().required(),
-  source: col.text<'admin' | 'x402' | 'x402-upto'>().required(),
+  source: col.text<'admin' | 'x402' | 'x402-upto' | 'mpp' | 'mpp-authorize'>().required(),
   amount_minor: col.bigint().required(),
   asset: col.text().required(),
   charged_back_at: col.timestamptz().nullable(),

@@ -31,7 +31,7 @@ export class FundWalletUseCase {
    * Credits a wallet in the caller's transaction, once per external reference (an admin deposit, a settled x402
    * transfer): the deposit row, the posting (repaying debt first), WalletFunded.
    */
-  async credit(m: EntityManager, c: { ownerId: string; reference: string; source: 'admin' | 'x402' | 'x402-upto'; amountMinor: bigint; asset: string; intentId?: string; repayDebt?: boolean }, causationId?: string): Promise<{ depositId: string; credited: boolean }> {
+  async credit(m: EntityManager, c: { ownerId: string; reference: string; source: 'admin' | 'x402' | 'x402-upto' | 'mpp' | 'mpp-authorize'; amountMinor: bigint; asset: string; intentId?: string; repayDebt?: boolean }, causationId?: string): Promise<{ depositId: string; credited: boolean }> {
     const depositId = randomUUID();
     const recorded = await Deposits.record(m, { deposit_id: depositId, reference: c.reference, owner_id: c.ownerId, source: c.source, amount_minor: c.amountMinor.toString(), asset: c.asset });
     if (!recorded.fresh) return { depositId: recorded.depositId, credited: false };

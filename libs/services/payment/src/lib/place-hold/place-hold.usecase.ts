@@ -9,6 +9,7 @@ import { applyPosting, InsufficientBalance, trySavepoint } from '@tollgate/persi
 import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
+import { MppPayments } from '../mpp/mpp-payments';
 import { X402Payments } from '../settle-x402/x402-payments';
 import { type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 import { Approvals } from '../approve-call/approvals.repository';
@@ -33,6 +34,7 @@ export class PlaceHoldUseCase {
     @Inject(X402_FACILITATOR) private readonly facilitator: X402Facilitator | null,
     private readonly x402: X402Payments,
     private readonly wallets: FundWalletUseCase,
+    private readonly mpp: MppPayments,
   ) {}
 
   /**
@@ -54,8 +56,9 @@ export class PlaceHoldUseCase {
     const charged = verdict.free ? 0n : price;
     // A fixed price is paid by x402 `exact` (settled before the work); a metered tool by `upto` (its maximum authorized,
     // the charge collected after the effect).
-    if (charged > 0n && request.x402Payment) {
-      const refusal = await this.x402.begin(manager, request, charged, approved, causationId);
+    if (charged > 0n && (request.x402Payment || request.mppCredential)) {
+      const refusal = request.x402Payment && request.mppCredential ? BOTH_RAILS
+        : request.x402Payment ? await this.x402.begin(manager, request, charged, approved, causationId) : await this.mpp.begin(manager, request, charged, approved, causationId);
       return refusal ? this.refuse(manager, request, causationId, refusal) : 'x402-pending';
     }
     await this.hold(manager, request, { charged, free: verdict.free, approved }, causationId);
@@ -65,17 +68,20 @@ export class PlaceHoldUseCase {
    * The x402 payment of this call settled (confirmed by the facilitator): credit the wallet with exactly what was
    * settled, then place the hold — one transaction, under the agent's lock.
    */
-  async holdAfterSettlement(manager: EntityManager, request: CallRequestedPayload, settled: { amountMinor: bigint; reference: string; response: SettleResponse; approved: boolean; repayDebt: boolean }, causationId: string): Promise<void> {
+  async holdAfterSettlement(manager: EntityManager, request: CallRequestedPayload, settled: OutsideFunding, causationId: string): Promise<void> {
     await Holds.lockAgent(manager, request.agentId);
     await this.wallets.credit(manager, {
-      ownerId: request.ownerId, reference: settled.reference, source: settled.response.scheme === 'upto' ? 'x402-upto' : 'x402', amountMinor: settled.amountMinor,
+      ownerId: request.ownerId, reference: settled.reference, source: settled.source, amountMinor: settled.amountMinor,
       asset: request.price.asset, intentId: request.intentId, repayDebt: settled.repayDebt,
     }, causationId);
-    await this.hold(manager, request, { charged: settled.amountMinor, free: false, approved: settled.approved, x402Response: settled.response }, causationId);
+    await this.hold(manager, request, {
+      charged: settled.amountMinor, free: false, approved: settled.approved,
+      ...(settled.response ? { x402Response: settled.response } : {}), ...(settled.mppReceipt ? { mppReceipt: settled.mppReceipt } : {}),
+    }, causationId);
   }
 
   /** The hold itself: a posting (none for a free call), the approval used, the hold and charge rows, PaymentHeld. */
-  private async hold(manager: EntityManager, request: CallRequestedPayload, h: { charged: bigint; free: boolean; approved: boolean; x402Response?: SettleResponse }, causationId: string): Promise<void> {
+  private async hold(manager: EntityManager, request: CallRequestedPayload, h: { charged: bigint; free: boolean; approved: boolean; x402Response?: SettleResponse; mppReceipt?: Record<string, unknown> }, causationId: string): Promise<void> {
     const asset = request.price.asset;
     const holdId = randomUUID();
     // A paid call may find the wallet short, which must leave no trace: the hold's id is new, so its one guarded debit
@@ -92,6 +98,7 @@ export class PlaceHoldUseCase {
       intentId: request.intentId, holdId, ownerId: request.ownerId, amount: money(h.charged, asset),
       ...(h.free ? { free: true } : {}),
       ...(h.x402Response ? { x402PaymentResponse: { ...h.x402Response } } : {}),
+      ...(h.mppReceipt ? { mppReceipt: h.mppReceipt } : {}),
       ...(request.metered ? { metered: request.metered } : {}),
     };
     await Holds.place(manager, {
@@ -153,12 +160,14 @@ export class PlaceHoldUseCase {
     const { hasWallet, available } = await Holds.walletOf(manager, request.ownerId, asset);
     // A metered tool is offered `upto` only (exact would settle the whole maximum up front), when the facilitator has it.
     const requirements = this.facilitator !== null && asset === this.options.x402.assetCode ? await this.x402.requirements(request, price) : undefined;
-    if (!hasWallet && requirements) {
+    const mpp = hasWallet ? undefined : await this.mpp.paymentRequired(request, price);
+    if (!hasWallet && (requirements || mpp)) {
       return {
         code: 'PAYMENT_REQUIRED', retryable: true,
-        message: 'This paid tool needs a payment: sign the x402 requirement returned and retry with it in _meta["x402/payment"].',
+        message: 'This paid tool needs a payment: sign the x402 requirement returned and retry with it in _meta["x402/payment"], or pay the MPP challenge (_meta["org.paymentauth/payment-required"]).',
         details: { price: { amountMinor: price.toString(), asset } },
-        x402PaymentRequired: this.x402.required(request, requirements, 'payment required'),
+        ...(requirements ? { x402PaymentRequired: this.x402.required(request, requirements, 'payment required') } : {}),
+        ...(mpp ? { mppPaymentRequired: mpp } : {}),
       };
     }
     return {
@@ -178,6 +187,18 @@ export class PlaceHoldUseCase {
   }
 }
 
+/** Money from outside that funds one call's hold: credited to the wallet under its reference (once), then held. */
+export interface OutsideFunding {
+  amountMinor: bigint;
+  reference: string;
+  source: 'x402' | 'x402-upto' | 'mpp' | 'mpp-authorize';
+  approved: boolean;
+  /** Only money that moved repays a debt; an authorization is held whole. */
+  repayDebt: boolean;
+  response?: SettleResponse;
+  mppReceipt?: Record<string, unknown>;
+}
+
 /** The counters a hold adds to: spend per day, week and month, the minute's calls and spend, and the tool's free calls of the day. */
 function countersOf(r: CallRequestedPayload, amount: bigint, free: boolean, now: Date): CounterIncrement[] {
   return [
@@ -185,6 +206,12 @@ function countersOf(r: CallRequestedPayload, amount: bigint, free: boolean, now:
     ...(free ? [{ kind: 'free' as const, bucket: periodStart('day', now), key: r.toolId, amount: 0n }] : []),
   ];
 }
+
+/** One call, one payment: an agent that sends both an x402 payment and an MPP credential is charged by neither. */
+const BOTH_RAILS: Refusal = {
+  code: 'PAYMENT_REQUIRED', retryable: true, details: { reason: 'one_payment_per_call', rails: ['x402', 'mpp'] },
+  message: 'This call carried both an x402 payment and an MPP credential; nothing was charged. Retry with one of them.',
+};
 
 /** What payment answers for a call whose CallRequested it parked: refused for good, nothing held or charged. */
 const PARKED_REFUSAL: Refusal = {
@@ -200,6 +227,7 @@ function rejectionOf(r: Refusal) {
     ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}),
     ...(r.details ? { details: r.details } : {}),
     ...(r.x402PaymentRequired ? { x402PaymentRequired: r.x402PaymentRequired } : {}),
+    ...(r.mppPaymentRequired ? { mppPaymentRequired: r.mppPaymentRequired } : {}),
     ...(r.final ? { final: true } : {}),
   };
 }

@@ -34,7 +34,8 @@ export class ResolveHoldUseCase {
     const life = evolve(hold.life, end);
     if (life.settled) await this.capture(manager, hold, life, BigInt(life.settled.amount.amountMinor));
     else if (life.refunded) await this.void(manager, hold, life);
-    if (life.held?.x402PaymentResponse?.['scheme'] === 'upto') {
+    // Funded by an authorization (x402 upto, MPP authorize): the charge is collected after the end.
+    if (life.held?.x402PaymentResponse?.['scheme'] === 'upto' || life.held?.mppReceipt?.['intent'] === 'authorize') {
       await this.endAuthorization(manager, hold, life.settled ? capturedOf(hold, BigInt(life.settled.amount.amountMinor)) : undefined);
     }
   }
@@ -48,7 +49,7 @@ export class ResolveHoldUseCase {
   private async endAuthorization(manager: EntityManager, hold: EndingHold, captured: bigint | undefined): Promise<void> {
     const event = captured === undefined ? { type: 'Released' as const } : { type: 'Captured' as const, chargeMinor: captured };
     const attempt = await X402Attempts.apply(manager, hold.intentId, event);
-    if (attempt?.scheme !== 'upto') return;
+    if (attempt?.scheme !== 'upto' && attempt?.scheme !== 'mpp-authorize') return;
     await this.wallets.reverse(manager, {
       ownerId: hold.ownerId, reference: `x402-upto:${hold.intentId}:unused`, amountMinor: hold.amount - (captured ?? 0n), asset: hold.asset, intentId: hold.intentId,
     });

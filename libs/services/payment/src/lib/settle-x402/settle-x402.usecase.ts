@@ -8,6 +8,7 @@ import { PlaceHoldUseCase } from '../place-hold/place-hold.usecase';
 import { type ChainState, X402_CHAIN } from '../x402/chain-state';
 import { type SettleOutcome, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
+import { MppSteps } from '../mpp/mpp-steps';
 import { settleStep, type SettleStep } from './settle-verdict';
 import { decideVerify, eventOfSettleStep, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
 import { X402Attempts, type X402AttemptRow } from './x402-attempts.repository';
@@ -46,10 +47,16 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     private readonly placeHold: PlaceHoldUseCase,
     private readonly payments: X402Payments,
     private readonly wallets: FundWalletUseCase,
+    private readonly mpp: MppSteps,
   ) {}
 
+  /** x402 through a facilitator, or MPP through its method: either needs the worker. */
+  private get active(): boolean {
+    return this.facilitator !== null || this.mpp.offered;
+  }
+
   onModuleInit(): void {
-    if (!this.facilitator) return;
+    if (!this.active) return;
     this.timer = setInterval(() => this.kick(), this.options.x402Retry?.pollMs ?? 1000);
     this.timer.unref();
     this.kick();
@@ -63,7 +70,7 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
 
   /** Runs the due attempts now (after a CallRequested with a payment committed, and on every poll). */
   kick(): void {
-    if (this.stopped || !this.facilitator) return;
+    if (this.stopped || !this.active) return;
     if (this.running) {
       this.again = true;
       return;
@@ -94,6 +101,11 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
   }
 
   private async step(a: X402AttemptRow): Promise<void> {
+    if (a.life.scheme === 'mpp' || a.life.scheme === 'mpp-authorize') {
+      const s = await this.mpp.step(a, now());
+      if (s.event.type === 'VerdictAwaited') this.logger.warn({ intentId: a.intent_id, problem: s.event.problem, tries: a.tries }, 'MPP payment has no verdict yet; nothing credited or refused, asked again later');
+      return void (await this.record(a, s.event, undefined, s.receipt));
+    }
     if (a.life.step === 'settling') return this.settle(a, true);
     if (a.life.step === 'collecting') return this.collect(a);
     const v = Date.now() > Date.parse(a.request.deadlineAt) ? undefined : await this.facilitator!.verify(a.payment, a.requirements);
@@ -153,18 +165,11 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
    * The event folded onto the attempt, in one transaction with what an end moves: settled → the hold placed for exactly
    * the authorization's value; refused → the call's PaymentRejected. Undefined when another worker ended it first.
    */
-  private record(a: X402AttemptRow, event: X402AttemptEvent, said?: SettleOutcome): Promise<X402AttemptLife | undefined> {
+  private record(a: X402AttemptRow, event: X402AttemptEvent, said?: SettleOutcome, mppReceipt?: Record<string, unknown>): Promise<X402AttemptLife | undefined> {
     return this.dataSource.transaction(async (m) => {
       const life = await X402Attempts.apply(m, a.intent_id, event, event.type === 'VerdictAwaited' ? this.backoffMs(a.tries) : 0);
       if (!life) return undefined;
-      if (life.step === 'settled' || life.step === 'authorized') {
-        const upto = life.step === 'authorized';
-        await this.placeHold.holdAfterSettlement(m, a.request, {
-          amountMinor: BigInt(a.amount_minor), reference: `x402${upto ? '-upto' : ''}:${a.network}:${upto ? `${a.payer}:` : ''}${a.nonce}`, approved: a.approved,
-          response: upto ? { success: true, transaction: '', network: a.network, payer: life.payer, scheme: 'upto', authorized: a.amount_minor } : responseOf(a, life.transaction!, said),
-          repayDebt: !upto,
-        }, a.causation_id);
-      }
+      if (life.step === 'settled' || life.step === 'authorized') await this.placeHold.holdAfterSettlement(m, a.request, fundingOf(a, life, said, mppReceipt), a.causation_id);
       if (life.step === 'refused') await this.placeHold.refuse(m, a.request, a.causation_id, await this.payments.refusal(a.request, BigInt(a.amount_minor), life.refusal ?? 'refused'));
       if (life.step === 'uncollected') await this.wallets.reverse(m, { ownerId: a.request.ownerId, reference: `x402-upto:${a.intent_id}:uncollected`, amountMinor: BigInt(life.chargeMinor ?? '0'), asset: a.asset, intentId: a.intent_id });
       return life;
@@ -188,6 +193,22 @@ function validBeforeOf(a: X402AttemptRow): bigint {
 function collectionEvent(step: SettleStep): X402AttemptEvent {
   const event = eventOfSettleStep(step, now());
   return event.type === 'Refused' ? { ...event, releaseNonce: false } : event;
+}
+
+/**
+ * What funded the hold, as the wallet is credited with it: an x402 settlement (exact) or authorization (upto), an MPP
+ * charge or authorization (its receipt) — each under its own reference, once. Only money that moved repays a debt.
+ */
+function fundingOf(a: X402AttemptRow, life: X402AttemptLife, said: SettleOutcome | undefined, mppReceipt: Record<string, unknown> | undefined) {
+  const deferred = life.step === 'authorized';
+  const base = { amountMinor: BigInt(a.amount_minor), approved: a.approved, repayDebt: !deferred };
+  if (life.scheme === 'mpp' || life.scheme === 'mpp-authorize') {
+    return { ...base, reference: `${life.scheme}:${a.network}:${a.nonce}`, source: life.scheme, mppReceipt: mppReceipt ?? { reference: life.transaction } };
+  }
+  if (deferred) {
+    return { ...base, reference: `x402-upto:${a.network}:${a.payer}:${a.nonce}`, source: 'x402-upto' as const, response: { success: true, transaction: '', network: a.network, payer: life.payer, scheme: 'upto' as const, authorized: a.amount_minor } };
+  }
+  return { ...base, reference: `x402:${a.network}:${a.nonce}`, source: 'x402' as const, response: responseOf(a, life.transaction!, said) };
 }
 
 /** What the agent is told: the chain's transaction, whatever the facilitator said (or did not say). */

@@ -7,6 +7,12 @@ import { saysNonceUsed, type SettleStep } from './settle-verdict';
  * `exact` (a fixed price, paid before the work): verified → `settling` (recorded before the facilitator is asked to
  * move money) → `settled` (the chain shows the transfer; the hold follows) or `refused`.
  *
+ * MPP's `charge` (scheme `mpp`) is exact's life without a verify step: recorded `settling` (mppx checked the credential
+ * when it was recorded), the method's backend charges → `settled` or `refused`. MPP's `authorize` (scheme
+ * `mpp-authorize`, a metered tool's hold-then-capture) is recorded `settling`; authorized by the backend →
+ * `authorized`, then as upto — except that a refund or a charge of 0 still captures 0 (`collecting`), so the backend
+ * frees the payer's reserved funds.
+ *
  * `upto` (a metered tool: the maximum authorized, the charge collected after the effect): verified → `authorized` (the
  * hold placed for the maximum, in the same transaction) → when the call ends, `released` (refunded: nothing is ever
  * collected) or captured for the charge: `collecting` → `collected` (the chain shows the transfer of the charge; a
@@ -21,8 +27,8 @@ export interface X402AttemptLife {
   step: 'verifying' | 'settling' | 'settled' | 'refused' | 'authorized' | 'collecting' | 'collected' | 'uncollected' | 'released';
   /** The authorization's signer, as the facilitator's verify named it (or as the payload said, before that). */
   payer: string;
-  /** `upto`: the scheme (absent: `exact`). */
-  scheme?: 'upto';
+  /** The scheme (absent: x402 `exact`). */
+  scheme?: AttemptScheme;
   /** `upto`: the charge to collect (minor units), set when the call ended settled. */
   chargeMinor?: string;
   /** ISO time since when no verdict on a settle is known (asked again; ops see it as unknown). */
@@ -34,6 +40,9 @@ export interface X402AttemptLife {
   /** Why the payment was refused (or, `uncollected`, why the charge could not be collected). */
   refusal?: string;
 }
+
+/** x402 `upto`, MPP `charge` (`mpp`) and MPP `authorize` (`mpp-authorize`); x402 `exact` is the default. */
+export type AttemptScheme = 'upto' | 'mpp' | 'mpp-authorize';
 
 export type X402AttemptEvent =
   | { type: 'Verified'; payer: string }
@@ -53,8 +62,10 @@ export type AfterVerify = 'settle' | 'ask-the-chain' | 'stop';
 /** Verify tries before an unreachable facilitator refuses the call (verify moves nothing, so giving up is safe). */
 export const VERIFY_TRIES = 5;
 
-export function recordedX402Attempt(payer: string, scheme: 'exact' | 'upto' = 'exact'): X402AttemptLife {
-  return { step: 'verifying', payer, ...(scheme === 'upto' ? { scheme } : {}) };
+export function recordedX402Attempt(payer: string, scheme: 'exact' | AttemptScheme = 'exact'): X402AttemptLife {
+  if (scheme === 'exact') return { step: 'verifying', payer };
+  // MPP's credential was checked by mppx when it was recorded: the next step moves money.
+  return { step: scheme === 'upto' ? 'verifying' : 'settling', payer, scheme };
 }
 
 /** The worker has a step to take: verify, settle, or collect. */
@@ -72,16 +83,17 @@ export function evolveX402Attempt(life: X402AttemptLife, e: X402AttemptEvent): X
       if (!isOpenX402Attempt(life)) return life;
       return { ...life, problem: e.problem.slice(0, 500), ...(e.settleUnknown ? { unknownSince: life.unknownSince ?? e.at } : {}) };
     case 'Settled':
-      if (life.step === 'settling') return { ...life, step: 'settled', transaction: e.transaction };
+      if (life.step === 'settling') return { ...life, step: life.scheme === 'mpp-authorize' ? 'authorized' : 'settled', transaction: e.transaction };
       return life.step === 'collecting' ? { ...life, step: 'collected', transaction: e.transaction } : life;
     case 'Refused':
       if (life.step === 'verifying' || life.step === 'settling') return { ...life, step: 'refused', refusal: e.reason.slice(0, 200) };
       return life.step === 'collecting' ? { ...life, step: 'uncollected', refusal: e.reason.slice(0, 200) } : life;
     case 'Captured':
       if (life.step !== 'authorized') return life;
-      return { ...life, step: e.chargeMinor > 0n ? 'collecting' : 'collected', chargeMinor: e.chargeMinor.toString() };
+      return { ...life, step: e.chargeMinor > 0n || life.scheme === 'mpp-authorize' ? 'collecting' : 'collected', chargeMinor: e.chargeMinor.toString() };
     case 'Released':
-      return life.step === 'authorized' ? { ...life, step: 'released' } : life;
+      if (life.step !== 'authorized') return life;
+      return life.scheme === 'mpp-authorize' ? { ...life, step: 'collecting', chargeMinor: '0' } : { ...life, step: 'released' };
   }
 }
 
@@ -91,7 +103,7 @@ export function evolveX402Attempt(life: X402AttemptLife, e: X402AttemptEvent): X
  * authorization already), so the chain is asked. `upto` moves no money at verify, so its "nonce already used" refuses:
  * an authorization spent elsewhere can never be collected.
  */
-export function decideVerify(i: { verify?: VerifyOutcome; tries: number; payer: string; at: string; scheme?: 'upto' }): { event: X402AttemptEvent; then: AfterVerify } {
+export function decideVerify(i: { verify?: VerifyOutcome; tries: number; payer: string; at: string; scheme?: AttemptScheme }): { event: X402AttemptEvent; then: AfterVerify } {
   const v = i.verify;
   if (!v) return { event: refused('call_deadline_passed'), then: 'stop' };
   if (v.kind === 'invalid' && (i.scheme === 'upto' || !saysNonceUsed(v.reason))) return { event: refused(v.reason), then: 'stop' };

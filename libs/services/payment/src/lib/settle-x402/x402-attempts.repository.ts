@@ -2,7 +2,7 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallRequestedPayload } from '@tollgate/contracts';
 import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
 import { type PaymentPayload, type PaymentRequirements } from '../x402/x402.types';
-import { evolveX402Attempt, isOpenX402Attempt, recordedX402Attempt, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
+import { type AttemptScheme, evolveX402Attempt, isOpenX402Attempt, recordedX402Attempt, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
 
 /** `payment.x402_nonce`: each authorization's nonce, spent once (by the call that recorded it). */
 export const X402_NONCE = defineTable('payment.x402_nonce', {
@@ -66,7 +66,7 @@ export const X402Attempts = {
        INSERT INTO payment.x402_attempt (intent_id, life, open, network, payer, nonce, amount_minor, asset, facilitator, payment_id, payment, requirements, request, causation_id, approved)
        SELECT $1, $14, true, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM spent RETURNING 1`,
       [a.intent_id, a.network, a.payer, a.nonce, a.amount_minor, a.asset, a.facilitator, a.payment_id, JSON.stringify(a.payment), JSON.stringify(a.requirements),
-        JSON.stringify(a.request), a.causation_id, a.approved, JSON.stringify(recordedX402Attempt(a.payer, a.requirements.scheme))],
+        JSON.stringify(a.request), a.causation_id, a.approved, JSON.stringify(recordedX402Attempt(a.payer, schemeOf(a.requirements.scheme)))],
     ));
     return rows.length > 0;
   },
@@ -123,3 +123,8 @@ export const X402Attempts = {
     return r ?? { open: 0, unknown: 0 };
   },
 };
+
+/** The attempt's scheme from its requirement's (x402 `exact` / `upto`, MPP `mpp` / `mpp-authorize`). */
+function schemeOf(scheme: string | undefined): 'exact' | AttemptScheme {
+  return scheme === 'upto' || scheme === 'mpp' || scheme === 'mpp-authorize' ? scheme : 'exact';
+}

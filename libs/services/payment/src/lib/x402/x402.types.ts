@@ -7,7 +7,7 @@
  * `SettleResponse` back in `_meta["x402/payment-response"]`.
  */
 export interface PaymentRequirements {
-  scheme: 'exact' | 'upto';
+  scheme: 'exact' | 'upto' | 'mpp' | 'mpp-authorize';
   /** CAIP-2 network id, e.g. `eip155:84532` (Base Sepolia). */
   network: string;
   /** Atomic units of `asset` (the token's minor units), as a decimal string. */
