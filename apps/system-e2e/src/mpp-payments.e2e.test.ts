@@ -181,4 +181,23 @@ describe('MPP payments (embedded)', () => {
     const deposits = (await pg.query(`SELECT amount_minor FROM payment.deposit WHERE owner_id = $1`, [a.ownerId])).rows;
     expect(deposits).toEqual([{ amount_minor: PRICE.toString() }]);
   });
+
+  it('the host killed -9 between a metered result and its capture: captured exactly once after the restart', async () => {
+    const a = await newAgent(1_000_000n);
+    const [paid] = await agent(a, [{ kind: 'pay', tool: 'report_usage', args: { text: 'k', usage: { units: 21 } }, key: 'host-crash' }]);
+    expect(receiptOf(paid!)).toMatchObject({ status: 'VERIFYING', held: { amountMinor: '100000' } });
+    await host.killGroup('SIGKILL');
+    await pg.end().catch(() => undefined);
+    await startHost();
+    pg = new PgClient({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate` });
+    pg.on('error', () => undefined);
+    await pg.connect();
+    const [, payment] = await waitFor('the capture after the restart', async () => {
+      const [c] = await charges(a.token);
+      return c && c[1].captured !== undefined ? c : undefined;
+    }, 60_000, 300);
+    expect(payment).toMatchObject({ kind: 'authorize', captured: '21000' });
+    expect(await balance(a.token)).toBe(1_000_000n - 21_000n);
+    expect(await charges(a.token)).toHaveLength(1);
+  });
 });

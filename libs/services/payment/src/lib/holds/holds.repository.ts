@@ -77,10 +77,10 @@ export const Holds = {
     await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${agentId}`]);
   },
 
-  /** Whether the owner ever had a wallet in this asset (a deposit), and what is available in it now. */
+  /** Whether the owner ever had a prepaid wallet in this asset (an admin deposit: money an outside rail credited for one call is not one), and what is available in it now. */
   async walletOf(m: EntityManager, ownerId: string, asset: string): Promise<{ hasWallet: boolean; available: bigint }> {
     const [r] = await select(m, WALLET, ['has_wallet', 'available'],
-      `SELECT EXISTS (SELECT 1 FROM payment.deposit WHERE owner_id = $1 AND asset = $2) AS has_wallet,
+      `SELECT EXISTS (SELECT 1 FROM payment.deposit WHERE owner_id = $1 AND asset = $2 AND source = 'admin') AS has_wallet,
               COALESCE((SELECT balance FROM payment.balance WHERE account = $3 AND asset = $2), 0) AS available`,
       [ownerId, asset, accountKey({ kind: 'available', ownerId })],
     );
