@@ -17,8 +17,8 @@ import os from 'node:os';
 import fc from 'fast-check';
 import { ServiceEvents } from '@tollgate/contracts';
 import { Client as PgClient } from 'pg';
-import { adminRequest, type FuzzRequest, jsonRpc, rawRequest, toolCall, x402Call } from './fuzz/fuzz-arbitraries';
-import { type ExactRequirement, startTestFacilitator, type TestFacilitator, testPayer, waitFor } from '@tollgate/testing';
+import { adminRequest, type FuzzRequest, jsonRpc, mppCall, rawRequest, toolCall, x402Call } from './fuzz/fuzz-arbitraries';
+import { type ExactRequirement, startTestFacilitator, startTestMppSandbox, type TestFacilitator, type TestMppSandbox, testPayer, waitFor } from '@tollgate/testing';
 import { type EmbeddedSystem, postJson, startEmbeddedSystem } from './agent-client';
 
 const CASES = Number(process.env['FUZZ_CASES'] ?? 10_000);
@@ -53,7 +53,8 @@ const STATE_SQL = `
     SELECT 'payment.spend_counter', (to_jsonb(x))::text FROM payment.spend_counter x UNION ALL
     SELECT 'payment.x402_nonce', (to_jsonb(x))::text FROM payment.x402_nonce x UNION ALL
     SELECT 'payment.x402_attempt', ((to_jsonb(x) - 'tries' - 'next_try_at' - 'lease_until' - 'updated_at' - 'life')
-      || jsonb_build_object('step', x.life->'step', 'transaction', x.life->'transaction'))::text FROM payment.x402_attempt x WHERE x.life->>'step' <> 'refused' UNION ALL
+      || jsonb_build_object('step', x.life->'step', 'transaction', x.life->'transaction', 'scheme', x.life->'scheme', 'charge', x.life->'chargeMinor'))::text FROM payment.x402_attempt x WHERE x.life->>'step' <> 'refused' UNION ALL
+    SELECT 'payment.mpp_replay', (to_jsonb(x) - 'created_at')::text FROM payment.mpp_replay x UNION ALL
     SELECT 'payment.spend_policy', (to_jsonb(x))::text FROM payment.spend_policy x UNION ALL
     SELECT 'payment.approval', (to_jsonb(x))::text FROM payment.approval x UNION ALL
     SELECT 'settlement.balance', (to_jsonb(x))::text FROM settlement.balance x UNION ALL
@@ -115,6 +116,7 @@ const isRefusal = (a: Answer): boolean => {
 describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, () => {
   let system: EmbeddedSystem;
   let facilitator: TestFacilitator;
+  let sandbox: TestMppSandbox;
   let base: string;
   let admin: string;
   let pg: PgClient;
@@ -153,15 +155,18 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
   beforeAll(async () => {
     // x402 on, verified and settled by the stand-in facilitator in its own process.
     facilitator = await startTestFacilitator({ stateFile: `${os.tmpdir()}/tollgate-fuzz-facilitator-${process.pid}.json` });
+    // MPP on beside it, through the sandbox method's backend in its own process.
+    sandbox = await startTestMppSandbox({ stateFile: `${os.tmpdir()}/tollgate-fuzz-mpp-${process.pid}.json` });
     system = await startEmbeddedSystem('fuzz', {
       LOG_LEVEL: 'error', GATEWAY_TRUSTED_PROXIES: '127.0.0.1', LEDGER_LINGER_MS: '10', SETTLEMENT_VERIFICATION_WINDOW_MS: '200', PAYMENT_X402_FACILITATOR: facilitator.url, PAYMENT_X402_CHAIN_RPC: facilitator.rpcUrl, PAYMENT_X402_NETWORK: 'eip155:84532', PAYMENT_X402_PAY_TO: '0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c',
+      PAYMENT_MPP_SANDBOX: sandbox.url, PAYMENT_MPP_SECRET_KEY: 'fuzz-mpp-secret-key-0123456789abcdef012',
     });
     admin = system.adminToken;
     base = system.base;
     pg = new PgClient({ connectionString: system.pgUrl });
     await pg.connect();
     await pg.query(WATCH_SQL);
-    expect(WATCHED_TABLES.length).toBe(27); // every table STATE_SQL digests
+    expect(WATCHED_TABLES.length).toBe(28); // every table STATE_SQL digests
     // A hundred agents of one owner with no money (the refused-calls rule counts per agent), a URL, a priced tool; a victim owner
     // for the admin requests.
     const ownerId = (await postJson(`${base}/admin/owners`, { name: 'Fuzz owner' }, admin)).json['ownerId'] as string;
@@ -193,7 +198,26 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
       await writer.end();
     }
     await preparePayments();
+    await prepareCredentials();
   });
+
+  /**
+   * MPP credentials for the priced tool: each for its own challenge (a PAYMENT_REQUIRED's
+   * `_meta["org.paymentauth/payment-required"]`), most by funded payer tokens, some by unknown ones, some forged (the
+   * challenge's id changed, so it is no longer ours). Fuzzed calls name them by index (`@@MPP_<k>@@`).
+   */
+  const mppCredentials: string[] = [];
+  const prepareCredentials = async () => {
+    for (let k = 0; k < 30; k++) {
+      const asked = await send({ family: 'tool-call', method: 'POST', path: '/mcp/fuzz', auth: 'agent', contentType: 'application/json',
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'call_tool', arguments: { name: 'reverse_text', arguments: { text: 'mpp?' } }, _meta: { 'assay/idempotencyKey': `fuzz-ask-mpp-${k}` } } }) }, k);
+      const answer = JSON.parse(asked.text.replace(/^[\s\S]*?data: /, '')) as { result?: { _meta?: { 'org.paymentauth/payment-required'?: { challenges: { id: string }[] } } } };
+      const challenge = answer.result?._meta?.['org.paymentauth/payment-required']?.challenges[0];
+      expect(challenge).toBeDefined();
+      const token = k % 10 === 6 ? 'tok_nobody' : await sandbox.wallet(10_000n);
+      mppCredentials.push(JSON.stringify({ challenge: k % 10 === 8 ? { ...challenge, id: `x${challenge!.id.slice(1)}` } : challenge, payload: { token } }));
+    }
+  };
 
   /**
    * Signed x402 payments for the priced tool (reverse_text, 100): most by payers funded on the stand-in chain, so they
@@ -230,6 +254,7 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
     await pg?.end();
     await system?.stop();
     await facilitator?.stop();
+    await sandbox?.stop();
   });
 
   const authorization = (r: FuzzRequest, i: number): Record<string, string> =>
@@ -245,7 +270,8 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
   const send = async (r: FuzzRequest, i: number): Promise<Answer> => {
     const t0 = Date.now();
     try {
-      const body = r.body?.replace(/"@@X402_(\d+)@@"/g, (_, k: string) => payments[Number(k) % payments.length]!);
+      const body = r.body?.replace(/"@@X402_(\d+)@@"/g, (_, k: string) => payments[Number(k) % payments.length]!)
+        .replace(/"@@MPP_(\d+)@@"/g, (_, k: string) => mppCredentials[Number(k) % mppCredentials.length]!);
       const res = await fetch(`${base}${r.path.replace('VICTIM', victim)}`, {
         method: r.method, signal: AbortSignal.timeout(20_000),
         headers: { ...authorization(r, i), ...(r.contentType ? { 'content-type': r.contentType } : {}), accept: 'application/json, text/event-stream', 'x-forwarded-for': clientAddress(i) },
@@ -310,7 +336,7 @@ describe(`fuzzing the running embedded system: ${CASES} cases, seed ${SEED}`, ()
   };
 
   it('answers every case without a 5xx, a hang, internal text, or a state change from a refusal', async () => {
-    const arbitrary = fc.oneof({ weight: 34, arbitrary: toolCall }, { weight: 6, arbitrary: x402Call }, { weight: 25, arbitrary: jsonRpc }, { weight: 25, arbitrary: adminRequest }, { weight: 10, arbitrary: rawRequest });
+    const arbitrary = fc.oneof({ weight: 31, arbitrary: toolCall }, { weight: 6, arbitrary: x402Call }, { weight: 3, arbitrary: mppCall }, { weight: 25, arbitrary: jsonRpc }, { weight: 25, arbitrary: adminRequest }, { weight: 10, arbitrary: rawRequest });
     const cases = fc.sample(arbitrary, { numRuns: CASES, seed: SEED });
     const violations: { i: number; kind: string; request: string; answer: string }[] = [];
     const counts: Record<string, { cases: number; refused: number; accepted: number }> = {};

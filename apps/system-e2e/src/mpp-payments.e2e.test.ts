@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { freePort, type RunningProcess, startTestMppSandbox, startTsProcess, type TestMppSandbox, waitFor } from '@tollgate/testing';
-import { postJson } from './agent-client';
+import { postJson, runOpsCli } from './agent-client';
 
 jest.setTimeout(300_000);
 
@@ -199,5 +199,11 @@ describe('MPP payments (embedded)', () => {
     expect(payment).toMatchObject({ kind: 'authorize', captured: '21000' });
     expect(await balance(a.token)).toBe(1_000_000n - 21_000n);
     expect(await charges(a.token)).toHaveLength(1);
+  });
+
+  it('replay = live: the journal and balances rebuilt from the archive equal the live ones, MPP payments included', async () => {
+    const replay = await runOpsCli('tollgate-ops', 'tools/ops/src/tollgate-ops.ts', ['replay', '--database-url', `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate`, '--verify', '--json']);
+    expect(replay.code).toBe(0);
+    expect(replay.out).toContain('"differences": []');
   });
 });

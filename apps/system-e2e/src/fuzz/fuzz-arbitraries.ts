@@ -7,7 +7,7 @@ import fc from 'fast-check';
 
 export interface FuzzRequest {
   /** Which family of input this is, for the counts in the report. */
-  family: 'jsonrpc' | 'tool-call' | 'x402' | 'admin' | 'raw';
+  family: 'jsonrpc' | 'tool-call' | 'x402' | 'mpp' | 'admin' | 'raw';
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path and query, relative to the system's base URL. */
   path: string;
@@ -176,3 +176,14 @@ export const x402Call: fc.Arbitrary<FuzzRequest> = fc
       body: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params},"_meta":{"assay/idempotencyKey":${JSON.stringify(key)},"x402/payment":"@@X402_${k}@@"}}}`,
     } as FuzzRequest;
   });
+
+/**
+ * A paid call with an MPP credential (`@@MPP_<k>@@`: one of the suite's, most for a funded payer, some unknown or
+ * forged) in the MCP binding's `_meta`, to the fixed-price or the metered tool, under a fresh or a repeated key.
+ */
+export const mppCall: fc.Arbitrary<FuzzRequest> = fc
+  .record({ id: fc.integer({ min: 1, max: 1e6 }), k: fc.nat(29), key: fc.oneof(fc.uuid(), fc.constantFrom('mpp-repeat-1', 'mpp-repeat-2')), tool: fc.constantFrom('reverse_text', 'word_count'), text: fc.string({ maxLength: 20 }) })
+  .map(({ id, k, key, tool, text }) => ({
+    family: 'mpp', method: 'POST', path: '/mcp/fuzz', auth: 'agent', contentType: 'application/json',
+    body: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"${tool}","arguments":${JSON.stringify({ text })}},"_meta":{"assay/idempotencyKey":${JSON.stringify(key)},"org.paymentauth/credential":"@@MPP_${k}@@"}}}`,
+  }) as FuzzRequest);

@@ -61,7 +61,7 @@ export class MppPayments {
       return this.refusal(request, price, reasonOf(error));
     }
     const expires = Date.parse(credential.challenge.expires ?? '') || Date.now() + CHALLENGE_MINUTES * 60_000;
-    if (!(await mppxCore().Store.tryClaim(new PgReplayStore(m), `mpp:credential:${credential.challenge.id}`, expires + 60_000))) return this.refusal(request, price, 'credential_already_used');
+    if (!(await mppxCore().Store.tryClaim(new PgReplayStore(m), claimKeyOf(credential.challenge.id), expires + 60_000))) return this.refusal(request, price, 'credential_already_used');
     // The replay store above is what keeps a credential to one call; the attempt's own nonce is the call's.
     const recorded = await X402Attempts.record(m, {
       intent_id: request.intentId, network: `mpp:${this.realm}`, payer: 'mpp', nonce: `mpp:${request.intentId}`, amount_minor: price.toString(), asset: request.price.asset,
@@ -80,6 +80,11 @@ export class MppPayments {
       ...(required ? { mppPaymentRequired: required } : {}),
     };
   }
+}
+
+/** A credential's key in the replay store: its challenge (one challenge, one payment). */
+export function claimKeyOf(challengeId: string): string {
+  return `mpp:credential:${challengeId}`;
 }
 
 /** What this call asks a credential to pay: the price (a metered tool's maximum) in the call's asset, to our realm. */

@@ -2,7 +2,9 @@ import type * as MppxCore from 'mppx' with { 'resolution-mode': 'import' };
 import { Injectable } from '@nestjs/common';
 import { type X402AttemptEvent } from '../settle-x402/x402-attempt.model';
 import { type X402AttemptRow } from '../settle-x402/x402-attempts.repository';
-import { MppPayments } from './mpp-payments';
+import { type EntityManager } from 'typeorm';
+import { claimKeyOf, MppPayments } from './mpp-payments';
+import { PgReplayStore } from './mpp-replay.repository';
 import { mppxCore } from './mppx';
 import { type SandboxPayment } from './sandbox-backend';
 import { SandboxOutcomeUnknown } from './sandbox-method';
@@ -36,7 +38,7 @@ export class MppSteps {
       if (known.kind === 'unknown') return awaited(known.problem, at);
       const done = known.kind === 'found' && (a.life.step === 'settling' || known.payment.captured !== undefined);
       if (done) return this.moved(a, known.payment);
-      if (a.life.step === 'settling' && Date.parse(credential.challenge.expires ?? '') < Date.now()) return { event: { type: 'Refused', reason: 'payment_expired', releaseNonce: false } };
+      if (a.life.step === 'settling' && Date.parse(credential.challenge.expires ?? '') < Date.now()) return { event: { type: 'Refused', reason: 'payment_expired', releaseNonce: true } };
     }
     return a.life.step === 'collecting' ? this.capture(a, reference, at) : this.broadcast(a, credential, at);
   }
@@ -47,9 +49,22 @@ export class MppSteps {
       return { event: { type: 'Settled', transaction: receipt.reference }, receipt: { ...receipt, challengeId: credential.challenge.id, intent: credential.challenge.intent } };
     } catch (error) {
       if (error instanceof SandboxOutcomeUnknown) return awaited(error.problem, at);
-      if (error instanceof mppxCore().Errors.PaymentError) return { event: { type: 'Refused', reason: reasonOf(error), releaseNonce: false } };
+      if (error instanceof mppxCore().Errors.PaymentError) return { event: { type: 'Refused', reason: reasonOf(error), releaseNonce: true } };
       throw error;
     }
+  }
+
+  /** PAYMENT_REQUIRED with a fresh MPP challenge, for a payment the method refused. */
+  refusal(request: X402AttemptRow['request'], price: bigint, reason: string) {
+    return this.mpp.refusal(request, price, reason);
+  }
+
+  /**
+   * A payment refused with nothing moved gives its credential back (as x402 gives back an authorization the chain
+   * never used): the claim in the replay store is dropped with the refusal, so a refused call leaves no trace.
+   */
+  async release(m: EntityManager, a: X402AttemptRow): Promise<void> {
+    await new PgReplayStore(m).delete(claimKeyOf((a.payment as unknown as MppxCore.Credential.Credential).challenge.id));
   }
 
   private async capture(a: X402AttemptRow, reference: string, at: string): Promise<MppStep> {

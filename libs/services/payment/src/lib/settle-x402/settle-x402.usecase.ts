@@ -170,10 +170,17 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
       const life = await X402Attempts.apply(m, a.intent_id, event, event.type === 'VerdictAwaited' ? this.backoffMs(a.tries) : 0);
       if (!life) return undefined;
       if (life.step === 'settled' || life.step === 'authorized') await this.placeHold.holdAfterSettlement(m, a.request, fundingOf(a, life, said, mppReceipt), a.causation_id);
-      if (life.step === 'refused') await this.placeHold.refuse(m, a.request, a.causation_id, await this.payments.refusal(a.request, BigInt(a.amount_minor), life.refusal ?? 'refused'));
+      if (life.step === 'refused' && event.type === 'Refused' && event.releaseNonce && life.scheme?.startsWith('mpp')) await this.mpp.release(m, a);
+      if (life.step === 'refused') await this.placeHold.refuse(m, a.request, a.causation_id, await this.refusalOf(a, life.refusal ?? 'refused'));
       if (life.step === 'uncollected') await this.wallets.reverse(m, { ownerId: a.request.ownerId, reference: `x402-upto:${a.intent_id}:uncollected`, amountMinor: BigInt(life.chargeMinor ?? '0'), asset: a.asset, intentId: a.intent_id });
       return life;
     });
+  }
+
+  /** PAYMENT_REQUIRED with a fresh requirement of the rail the agent paid by (x402's, or MPP's challenge). */
+  private refusalOf(a: X402AttemptRow, reason: string) {
+    const price = BigInt(a.amount_minor);
+    return a.life.scheme === 'mpp' || a.life.scheme === 'mpp-authorize' ? this.mpp.refusal(a.request, price, reason) : this.payments.refusal(a.request, price, reason);
   }
 
   /** From the configured base, doubling, at most the configured ceiling (default 250 ms … 30 s). */
