@@ -86,7 +86,8 @@ async function main(): Promise<void> {
   const client = await connect(plan);
   const results: unknown[] = [];
   try {
-    for (const s of plan.steps) results.push(await run(plan, client, s).catch((e: unknown) => ({ thrown: e instanceof Error ? e.message : String(e) })));
+    // A JSON-RPC error (MPP's -32043, say) is a result too: its code and data, as the agent sees them.
+    for (const s of plan.steps) results.push(await run(plan, client, s).catch((e: unknown) => ({ thrown: e instanceof Error ? e.message : String(e), code: (e as { code?: unknown }).code, data: (e as { data?: unknown }).data })));
   } finally {
     await client.close();
   }

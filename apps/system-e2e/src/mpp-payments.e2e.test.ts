@@ -21,7 +21,7 @@ const SECRET = 'mpp-e2e-secret-key-0123456789abcdef0123';
 const SANDBOX_TOKEN = 'mpp-sandbox-token-0123456789';
 const PROVIDERS_TOKEN = 'mpp-providers-token-0123456789';
 const PRICE = 100n;
-type Result = { isError?: boolean; content?: { text?: string }[]; _meta?: Record<string, unknown>; receipt?: Record<string, unknown>; thrown?: string };
+type Result = { isError?: boolean; content?: { text?: string }[]; _meta?: Record<string, unknown>; receipt?: Record<string, unknown>; thrown?: string; code?: number; data?: Record<string, unknown> };
 
 describe('MPP payments (embedded)', () => {
   let dataDir: string;
@@ -32,7 +32,8 @@ describe('MPP payments (embedded)', () => {
   let base: string;
   let admin: string;
 
-  const errorOf = (r: Result) => r._meta?.['assay/error'] as { code: string; details?: Record<string, unknown> } | undefined;
+  /** The gateway's error: in the tool result (G7), or beside MPP's data in a JSON-RPC -32043 (a refused credential). */
+  const errorOf = (r: Result) => (r._meta?.['assay/error'] ?? r.data?.['assay/error']) as { code: string; details?: Record<string, unknown> } | undefined;
   const receiptOf = (r: Result) => r._meta?.['assay/receipt'] as { intentId: string; status: string; held: { amountMinor: string }; charged: { amountMinor: string } } | undefined;
   /** A new owner with no prepaid wallet and one agent; its payer token at the sandbox holds `funds`. */
   const newAgent = async (funds = 10_000n) => {
@@ -135,7 +136,10 @@ describe('MPP payments (embedded)', () => {
     const results = await agent(a, [...sends, both]);
     for (const r of results) expect(errorOf(r)).toMatchObject({ code: 'PAYMENT_REQUIRED' });
     expect(results.map((r) => errorOf(r)?.details?.['reason'])).toEqual(['payment-expired', 'invalid-challenge', 'invalid-challenge', 'one_payment_per_call']);
-    expect(results[0]!._meta?.['org.paymentauth/payment-required']).toMatchObject({ httpStatus: 402, challenges: [expect.objectContaining({ method: 'tollgate-sandbox' })] });
+    // A refused credential is MPP's -32043 with a fresh challenge to pay (the binding); two payments at once stay a tool result.
+    expect(results.map((r) => r.code ?? 'tool result')).toEqual([-32043, -32043, -32043, 'tool result']);
+    expect(results[0]!.data).toMatchObject({ httpStatus: 402, challenges: [expect.objectContaining({ method: 'tollgate-sandbox' })] });
+    expect(results[3]!._meta?.['org.paymentauth/payment-required']).toBeUndefined();
     expect(await charges(a.token)).toEqual([]);
   });
 

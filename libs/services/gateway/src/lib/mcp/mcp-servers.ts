@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, Server } from '@modelcontextprotocol/server';
+import { mppVerificationFailedOf } from './mpp-binding';
 import { agentErrorResult } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
 import { POLICY_TOOL_NAMES, POLICY_TOOLS } from '@tollgate/policy-tools';
@@ -113,6 +114,8 @@ export class McpServers {
         // The agent's progressToken: the provider's progress reaches this request as notifications/progress.
         const onProgress = progressNotifier(_meta?.progressToken, (n) => ctx.mcpReq.notify(n));
         const result = await this.callWithRejectionLimit(caller, () => this.dispatch(caller, profile, name, args, { meta: (_meta ?? {}) as Record<string, unknown>, policies, call: { onProgress, tasks } }));
+        const refusedPayment = mppVerificationFailedOf(result, _meta);
+        if (refusedPayment) throw refusedPayment;
         if (era === 'legacy') return result as never;
         const missing = missingCapabilityOf(result);
         if (missing) throw missing;
