@@ -143,6 +143,10 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
   private async collect(a: X402AttemptRow): Promise<void> {
     const charge = BigInt(a.life.chargeMinor ?? '0');
     const requirements = { ...a.requirements, amount: charge.toString() };
+    // Only the facilitator the payer signed to can settle this authorization: never ask another one.
+    const named = a.payment.payload.permit2Authorization?.witness.facilitator.toLowerCase();
+    const ours = (await this.facilitator!.uptoAddress(a.network))?.toLowerCase();
+    if (named !== ours) return void (await this.record(a, { type: 'VerdictAwaited', problem: `settle: this authorization names facilitator ${named}, the one configured is ${ours ?? 'unknown'}`, settleUnknown: false, at: now() }));
     const afterUnknown = a.life.unknownSince !== undefined;
     if (afterUnknown) {
       const first = settleStep(await this.chainOf(a, charge), { validBefore: validBeforeOf(a), afterUnknown });
