@@ -10,7 +10,7 @@ import { UnauthorizedClientError } from '@modelcontextprotocol/sdk/server/auth/e
 import { type OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
-import { hashCredential } from '../src/lib/admin/manage-identities.usecase';
+import { hashCredential } from '../src/lib/authenticate/credential-hash';
 import { IdentitiesRepository } from '../src/lib/authenticate/identities.repository';
 import { type IdentityCache } from '../src/lib/authenticate/identity-cache.service';
 import { gatewayDataSourceOptions } from '../src/lib/gateway.datasource-options';

@@ -46,3 +46,38 @@ describe('no import circles in the services and the messaging kit', () => {
     expect(circles(files)).toEqual([]);
   });
 });
+
+/** A service's folders (the first level under src/lib) and the folders each one imports from. */
+function folderArrows(service: string): Map<string, Set<string>> {
+  const lib = path.join(ROOT, 'libs/services', service, 'src/lib');
+  const folderOf = (file: string) => path.relative(lib, file).split(path.sep)[0]!;
+  const arrows = new Map<string, Set<string>>();
+  for (const file of sources(lib)) {
+    const from = folderOf(file);
+    for (const target of importsOf(file)) {
+      const to = folderOf(target);
+      if (to !== from && !to.startsWith('..') && !to.endsWith('.ts')) arrows.set(from, (arrows.get(from) ?? new Set()).add(to));
+    }
+  }
+  return arrows;
+}
+
+/** The arrows between folders that point back up: `a → b` where `b` also reaches `a`. */
+function backArrows(arrows: Map<string, Set<string>>): string[] {
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+    [...(arrows.get(from) ?? [])].some((next) => next === to || (!seen.has(next) && (seen.add(next), reaches(next, to, seen))));
+  return [...arrows].flatMap(([a, bs]) => [...bs].filter((b) => reaches(b, a)).map((b) => `${a} → ${b}`)).sort();
+}
+
+/** STYLE (a newcomer's entry): a service's use-case folders read top-down — no folder reaches back to one that imports it. */
+describe('no knots among the folders of a service', () => {
+  it.each(['gateway', 'ledger', 'settlement'])('%s: no arrow between its folders points back up', (service) => {
+    const arrows = folderArrows(service);
+    expect(arrows.size).toBeGreaterThan(0);
+    expect(backArrows(arrows)).toEqual([]);
+  });
+
+  it('sees a knot where there is one', () => {
+    expect(backArrows(new Map([['a', new Set(['b'])], ['b', new Set(['c'])], ['c', new Set(['a'])], ['d', new Set(['a'])]]))).toEqual(['a → b', 'b → c', 'c → a']);
+  });
+});

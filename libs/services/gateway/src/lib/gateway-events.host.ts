@@ -8,7 +8,7 @@ import { CallWaiters } from './call-tool/call-waiters.service';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { GATEWAY, GATEWAY_OPTIONS } from './gateway.constants';
 import { type GatewayOptions } from './gateway.options';
-import { ANSWERING_TOPICS, NEVER_ANSWERING } from './record-outcome/outcome-events';
+import { ANSWERING_TOPICS, NEVER_ANSWERING } from './calls/outcome-events';
 import { OutcomeWorkflow } from './record-outcome/outcome.workflow';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
 

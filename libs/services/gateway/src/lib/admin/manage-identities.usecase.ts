@@ -1,15 +1,12 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { IdentitiesRepository, type UrlProfileColumn } from '../authenticate/identities.repository';
+import { hashCredential } from '../authenticate/credential-hash';
 import { IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY } from '../gateway.constants';
 import { type McpUrlProfileDto } from './admin.dto';
-
-export function hashCredential(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
 
 /** Owners, their agents, agents' credentials, and MCP URLs. */
 @Injectable()

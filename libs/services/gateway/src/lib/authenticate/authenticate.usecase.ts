@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { hashCredential } from '../admin/manage-identities.usecase';
+import { hashCredential } from './credential-hash';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { bearerSecret } from '@tollgate/http';
 import { type LimitName, RateLimits } from '../rate-limit/rate-limits.service';

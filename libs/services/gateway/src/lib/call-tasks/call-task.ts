@@ -1,9 +1,8 @@
 import { ANSWER_RETENTION_MS, failedToRun, isAnswered, status, wasCancelled } from '@tollgate/call-life';
 import { type StoredCall } from '../calls/calls.repository';
 import { answerOf } from '../call-tool/call-answer';
+import { TASKS_EXTENSION } from '../call-tool/tasks-extension';
 
-/** The tasks extension's identifier (2026-07-28 extension negotiation). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** How often a client should poll a call still running. */
 export const TASK_POLL_INTERVAL_MS = 1000;
 

@@ -20,7 +20,7 @@ import { CallsRepository } from '../calls/calls.repository';
 import { CatalogTools } from '../sync-catalog/catalog-tools.repository';
 import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 
-import { TASKS_EXTENSION } from '../call-tasks/call-task';
+import { TASKS_EXTENSION } from './tasks-extension';
 import { CallWaiters } from './call-waiters.service';
 import { ProgressStream } from './progress-stream';
 import { paymentsOf } from './payment-meta';

@@ -4,7 +4,7 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallState, isAnswered, type UpstreamResult } from '@tollgate/call-life';
 import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
 import { GATEWAY } from '../gateway.constants';
-import { ANSWERING_TOPICS, OUTCOMES_CONSUMER } from '../record-outcome/outcome-events';
+import { ANSWERING_TOPICS, OUTCOMES_CONSUMER } from './outcome-events';
 
 /** `gateway.call`: one row per call, its life as the call-life model's state plus the columns its queries need. */
 export const CALL = defineTable('gateway.call', {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { type CatalogTool, displayPrice, effectiveMode, isAccessible, msUntilNextUtcMinute, noProviderFits, pinnedTools, type UrlProfile } from './catalog-access';
+import { msUntilNextUtcMinute } from '../rate-limit/minute-window';
+import { type CatalogTool, displayPrice, effectiveMode, isAccessible, noProviderFits, pinnedTools, type UrlProfile } from './catalog-access';
 
 const profile = (p: Partial<UrlProfile> = {}): UrlProfile => ({
   mcpUrlId: 'u', slug: 's', ownerId: null, mode: 'full', autoThreshold: 20, pinned: [], scopeTools: null, scopeCategories: null, providerRules: null, ...p,

@@ -82,7 +82,3 @@ export function structuredPrice(tool: Pick<CatalogTool, 'price' | 'assetDecimals
   return { amountMinor: tool.price.amountMinor, asset: tool.price.asset, decimals: tool.assetDecimals, display: displayPrice(tool), ...(metered ? { metered } : {}) };
 }
 
-/** The start of the next fixed UTC minute, for `retryAfterMs`. */
-export function msUntilNextUtcMinute(now: number): number {
-  return 60_000 - (now % 60_000);
-}

@@ -1,5 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import { declaresTasks, TASKS_EXTENSION } from '../call-tasks/call-task';
+import { declaresTasks } from '../call-tasks/call-task';
+import { TASKS_EXTENSION } from '../call-tool/tasks-extension';
 
 const TASK_METHODS = new Set(['tasks/get', 'tasks/cancel', 'tasks/update']);
 

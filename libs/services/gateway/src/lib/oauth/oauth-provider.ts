@@ -7,7 +7,7 @@ import { InvalidGrantError, InvalidTargetError, InvalidTokenError, UnauthorizedC
 import { type AuthorizationParams, type OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { type AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { type OAuthClientInformationFull, type OAuthTokenRevocationRequest, type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { hashCredential } from '../admin/manage-identities.usecase';
+import { hashCredential } from '../authenticate/credential-hash';
 import { IdentitiesRepository } from '../authenticate/identities.repository';
 import { IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';

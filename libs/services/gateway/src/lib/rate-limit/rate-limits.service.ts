@@ -5,7 +5,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { type DataSource } from 'typeorm';
 import { col, defineTable } from '@tollgate/persistence';
 import { GATEWAY } from '../gateway.constants';
-import { msUntilNextUtcMinute } from '../catalog/catalog-access';
+import { msUntilNextUtcMinute } from './minute-window';
 
 /** `gateway.rate_limit`: rate-limiter-flexible's own counters (the library writes and reads it; declared to be checked). */
 export const RATE_LIMIT = defineTable('gateway.rate_limit', { key: col.varchar().required(), points: col.integer().required(), expire: col.bigint().nullable() });

@@ -5,7 +5,7 @@ import { type EventDefinition } from '@tollgate/contracts';
 import { type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type ParkedContext } from '@tollgate/messaging';
 import { CallsRepository } from '../calls/calls.repository';
 import { CallWaiters } from '../call-tool/call-waiters.service';
-import { ANSWERING_TOPICS, OUTCOMES_CONSUMER } from './outcome-events';
+import { ANSWERING_TOPICS, OUTCOMES_CONSUMER } from '../calls/outcome-events';
 
 type Row = { life: CallState };
 /** What the gateway keeps beside the state: the body of the result the agent is given, when it arrived in the batch. */

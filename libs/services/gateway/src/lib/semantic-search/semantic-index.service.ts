@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { exactSearch, type Matches, MetricKind } from 'usearch';
 import { createLogger, HealthRegistry } from '@tollgate/observability';
-import { type CatalogTool } from '../catalog/catalog-access';
+import { type CatalogToolChangedPayload as CatalogTool } from '@tollgate/contracts';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { DIMENSIONS, SentenceEncoder } from './sentence-encoder';

@@ -1,6 +1,6 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import { type Response } from 'express';
-import { hashCredential } from '../admin/manage-identities.usecase';
+import { hashCredential } from '../authenticate/credential-hash';
 import { RateLimits } from '../rate-limit/rate-limits.service';
 import { SignInsRepository } from './sign-ins.repository';
 

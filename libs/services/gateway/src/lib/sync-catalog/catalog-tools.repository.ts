@@ -1,7 +1,7 @@
 import { type EntityManager } from 'typeorm';
 import { type CatalogToolChangedPayload } from '@tollgate/contracts';
 import { col, defineTable, select } from '@tollgate/persistence';
-import { type CatalogTool } from '../catalog/catalog-access';
+import { type CatalogToolChangedPayload as CatalogTool } from '@tollgate/contracts';
 
 /** `gateway.catalog_tool`: the gateway's read model of the catalog, one row per tool with its whole document. */
 export const CATALOG_TOOL = defineTable('gateway.catalog_tool', {
