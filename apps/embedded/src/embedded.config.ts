@@ -1,13 +1,13 @@
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { EnvVar } from '@tollgate/config';
-import { WithX402Config } from '@tollgate/payment-service';
+import { WithMppConfig, WithX402Config } from '@tollgate/payment-service';
 import { WithReconcilerConfig } from '@tollgate/execution-service';
 import { WithCallDeadlineConfig, WithOAuthConfig } from '@tollgate/gateway-service';
 import { WithLedgerLingerConfig } from '@tollgate/ledger-service';
 import { UPSTREAM_CREDENTIALS_DESCRIPTION, UPSTREAM_CREDENTIALS_PATTERN } from '@tollgate/mcp-runtime';
 
 /** `npm start`: the whole system in one process (the x402, reconciler, call-deadline and ledger-linger settings are the services' own). Every variable is optional (x402's become required once a facilitator is set). */
-export class EmbeddedConfig extends WithOAuthConfig(WithLedgerLingerConfig(WithCallDeadlineConfig(WithReconcilerConfig(WithX402Config(class {}))))) {
+export class EmbeddedConfig extends WithOAuthConfig(WithLedgerLingerConfig(WithCallDeadlineConfig(WithReconcilerConfig(WithX402Config(WithMppConfig(class {})))))) {
   @EnvVar({ description: 'HTTP port for the gateway, admin APIs, ledger and sample providers.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3000;

@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       DiscoveryModule.register({ ...base, adminToken, syncIntervalMs: 300_000, upstreamCredentials }),
       ExecutionModule.register({ ...base, reconcileIntervalMs: config.EXECUTION_RECONCILE_INTERVAL_MS, stallGraceMs: config.EXECUTION_STALL_GRACE_MS, adminToken, upstreamCredentials,
         providerConcurrency: providerConcurrency(config) }),
-      PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, ...config.x402Options() }),
+      PaymentModule.register({ ...base, adminToken, velocity: DEFAULT_VELOCITY, ...config.x402Options(), mpp: config.mppOptions(config.PAYMENT_X402_FACILITATOR_TIMEOUT_MS) }),
       SettlementModule.register({ ...base, verificationWindowMs: config.SETTLEMENT_VERIFICATION_WINDOW_MS, sweepIntervalMs: 250, feeBps: 1000, adminToken }),
       LedgerModule.register({ ...base, adminToken, lingerMs: config.LEDGER_LINGER_MS }),
     ],

@@ -17,7 +17,7 @@ import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usec
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
 import { RejectParkedCallUseCase } from '../src/lib/dispatch-call/reject-parked-call.usecase';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
-import { Reconciliations } from '../src/lib/reconcile-calls/reconciliations.repository';
+import { Reconciliations } from '../src/lib/dispatch-call/reconciliations.repository';
 
 jest.setTimeout(120_000);
 

@@ -10,7 +10,7 @@ import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 import { STALL_SWEEP_BATCH } from '../src/lib/reconcile-calls/reconcile-calls.usecase';
-import { Reconciliations, STALLED } from '../src/lib/reconcile-calls/reconciliations.repository';
+import { Reconciliations, STALLED } from '../src/lib/dispatch-call/reconciliations.repository';
 
 jest.setTimeout(120_000);
 

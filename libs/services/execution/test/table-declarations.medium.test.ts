@@ -2,7 +2,7 @@
 import { expectTablesAsMigrated } from '@tollgate/testing';
 import { PENDING_CALL, TOOL_BINDING } from '../src/lib/dispatch-call/pending-calls.repository';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
-import { RECONCILIATION } from '../src/lib/reconcile-calls/reconciliations.repository';
+import { RECONCILIATION } from '../src/lib/dispatch-call/reconciliations.repository';
 
 jest.setTimeout(60_000);
 

@@ -19,7 +19,7 @@ import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options'
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
 import { PlaceHoldUseCase } from '../src/lib/place-hold/place-hold.usecase';
 import { ResolveHoldUseCase } from '../src/lib/resolve-hold/resolve-hold.usecase';
-import { X402Payments } from '../src/lib/settle-x402/x402-payments';
+import { X402Payments } from '../src/lib/attempts/x402-payments';
 
 jest.setTimeout(120_000);
 

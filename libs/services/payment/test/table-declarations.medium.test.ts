@@ -3,7 +3,7 @@ import { inSchema, LEDGER_BALANCE, LEDGER_ENTRY, LEDGER_POSTING } from '@tollgat
 import { expectTablesAsMigrated } from '@tollgate/testing';
 import { APPROVAL } from '../src/lib/approve-call/approvals.repository';
 import { DEPOSIT } from '../src/lib/fund-wallet/deposits.repository';
-import { X402_ATTEMPT, X402_NONCE } from '../src/lib/settle-x402/x402-attempts.repository';
+import { X402_ATTEMPT, X402_NONCE } from '../src/lib/attempts/x402-attempts.repository';
 import { CHARGE, HOLD, SPEND_COUNTER } from '../src/lib/holds/holds.repository';
 import { SPEND_POLICY } from '../src/lib/spend-policy/spend-policies.repository';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';

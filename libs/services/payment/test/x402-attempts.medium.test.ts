@@ -17,8 +17,8 @@ import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
 import { PlaceHoldUseCase } from '../src/lib/place-hold/place-hold.usecase';
-import { X402Attempts } from '../src/lib/settle-x402/x402-attempts.repository';
-import { X402Payments } from '../src/lib/settle-x402/x402-payments';
+import { X402Attempts } from '../src/lib/attempts/x402-attempts.repository';
+import { X402Payments } from '../src/lib/attempts/x402-payments';
 
 jest.setTimeout(60_000);
 

@@ -1,10 +1,11 @@
 import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { CommonConfig, EnvVar } from '@tollgate/config';
 import { DEFAULT_VELOCITY, type PaymentOptions } from './payment.options';
+import { WithMppConfig } from './mpp/mpp.config';
 import { WithX402Config } from './x402/x402.config';
 
 /** Every variable the payment app reads, validated at boot. */
-export class PaymentAppConfig extends WithX402Config(CommonConfig) {
+export class PaymentAppConfig extends WithX402Config(WithMppConfig(CommonConfig)) {
   @EnvVar({ description: 'HTTP port of the payment app.' })
   @IsInt() @Min(1) @Max(65535)
   PORT = 3003;
@@ -41,6 +42,7 @@ export class PaymentAppConfig extends WithX402Config(CommonConfig) {
         repeatWindowMs: this.PAYMENT_VELOCITY_REPEAT_WINDOW_MS,
       },
       ...this.x402Options(),
+      mpp: this.mppOptions(this.PAYMENT_X402_FACILITATOR_TIMEOUT_MS),
     };
   }
 }

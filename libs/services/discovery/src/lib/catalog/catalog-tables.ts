@@ -1,6 +1,6 @@
 import { type Tool } from '@modelcontextprotocol/client';
 import { col, defineTable, type RowOf } from '@tollgate/persistence';
-import { type SyncReport } from '../sync-provider/sync-report';
+import { type SyncReport } from './sync-report';
 import { type Listing } from './catalog-listing';
 
 // Discovery's tables, each declared once: the repositories read them through `select`, and a medium test compares

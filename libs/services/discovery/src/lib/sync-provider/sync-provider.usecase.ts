@@ -8,11 +8,11 @@ import { listingRefusal, sanitizeListing } from '../catalog/catalog-listing';
 import { PublishToolService } from '../catalog/publish-tool.service';
 import { lockCatalogSync } from './catalog-sync.lock';
 import { CatalogFold, type ContractFields, type DescriptiveFields } from './catalog-fold.repository';
-import { type ProviderRow as FullProviderRow } from '../register-provider/providers.repository';
+import { type ProviderRow as FullProviderRow } from '../catalog/catalog-tables';
 import { DISCOVERY } from '../discovery.constants';
-import { type SyncReport } from './sync-report';
+import { type SyncReport } from '../catalog/sync-report';
 
-export { type SyncReport } from './sync-report';
+export { type SyncReport } from '../catalog/sync-report';
 
 /** Names the gateway itself serves; an upstream may not shadow them. */
 export const RESERVED_TOOL_NAMES = new Set(['search_tools', 'get_tool', 'call_tool', 'assay_sign_in', 'assay_check_args', 'assay_check_sequence', 'assay_policy_decide']);

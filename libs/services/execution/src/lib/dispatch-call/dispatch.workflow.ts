@@ -6,7 +6,7 @@ import { CallCancelRequested, type CallOutcome, digestOf, type EventDefinition, 
 import {
   type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type ParkedContext, type ResultInput,
 } from '@tollgate/messaging';
-import { Reconciliations } from '../reconcile-calls/reconciliations.repository';
+import { Reconciliations } from './reconciliations.repository';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
 import {
   type AttemptCommand, type AttemptOutcome, callAuthority, type Dispatch, dispatchedOf, type ExecutionResult, type ReconciledReadBack, type Resolution, toResult,

@@ -10,7 +10,7 @@ import { DispatchWorkflow } from '../dispatch-call/dispatch.workflow';
 import { PendingCallsRepository, type ToolBindingRow } from '../dispatch-call/pending-calls.repository';
 import { EXECUTION, EXECUTION_OPTIONS } from '../execution.constants';
 import { type ExecutionOptions } from '../execution.options';
-import { type OpenCase, Reconciliations } from './reconciliations.repository';
+import { type OpenCase, Reconciliations } from '../dispatch-call/reconciliations.repository';
 
 export { type Resolution } from '../dispatch-call/dispatch';
 

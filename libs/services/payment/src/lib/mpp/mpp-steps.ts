@@ -1,7 +1,7 @@
 import type * as MppxCore from 'mppx' with { 'resolution-mode': 'import' };
 import { Injectable } from '@nestjs/common';
-import { type X402AttemptEvent } from '../settle-x402/x402-attempt.model';
-import { type X402AttemptRow } from '../settle-x402/x402-attempts.repository';
+import { type X402AttemptEvent } from '../attempts/x402-attempt.model';
+import { type X402AttemptRow } from '../attempts/x402-attempts.repository';
 import { type EntityManager } from 'typeorm';
 import { claimKeyOf, MppPayments } from './mpp-payments';
 import { PgReplayStore } from './mpp-replay.repository';

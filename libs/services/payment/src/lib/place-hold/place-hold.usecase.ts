@@ -10,11 +10,11 @@ import { PAYMENT, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
 import { MppPayments } from '../mpp/mpp-payments';
-import { X402Payments } from '../settle-x402/x402-payments';
+import { X402Payments } from '../attempts/x402-payments';
 import { type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 import { Approvals } from '../approve-call/approvals.repository';
 import { type CounterIncrement, Holds } from '../holds/holds.repository';
-import { type Refusal } from './refusal';
+import { type Refusal } from '../refusal';
 import { SpendFactsRepository } from './spend-facts.repository';
 
 /**

@@ -8,7 +8,7 @@ import { applyPosting } from '@tollgate/persistence';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
 import { type EndingHold, Holds } from '../holds/holds.repository';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
-import { X402Attempts } from '../settle-x402/x402-attempts.repository';
+import { X402Attempts } from '../attempts/x402-attempts.repository';
 
 /**
  * On CallSettled / CallRefunded: the open hold is captured (payment's half

@@ -9,10 +9,10 @@ import { type ChainState, X402_CHAIN } from '../x402/chain-state';
 import { type SettleOutcome, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
 import { MppSteps } from '../mpp/mpp-steps';
-import { settleStep, type SettleStep } from './settle-verdict';
-import { decideVerify, eventOfSettleStep, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
-import { X402Attempts, type X402AttemptRow } from './x402-attempts.repository';
-import { X402Payments } from './x402-payments';
+import { settleStep, type SettleStep } from '../attempts/settle-verdict';
+import { decideVerify, eventOfSettleStep, type X402AttemptEvent, type X402AttemptLife } from '../attempts/x402-attempt.model';
+import { X402Attempts, type X402AttemptRow } from '../attempts/x402-attempts.repository';
+import { X402Payments } from '../attempts/x402-payments';
 
 /**
  * The x402 steps after the CallRequested committed, each its own short transaction, none open while the facilitator

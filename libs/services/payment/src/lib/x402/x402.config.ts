@@ -1,6 +1,5 @@
 import { Equals, IsBoolean, IsEthereumAddress, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, NotEquals, ValidateIf } from 'class-validator';
 import { type ConfigBase, EnvVar } from '@tollgate/config';
-import { WithMppConfig } from '../mpp/mpp.config';
 import { DEFAULT_X402, type PaymentOptions, type X402FacilitatorSetting } from '../payment.options';
 
 /** off, local, an https URL, or an http URL on loopback only (a facilitator that moves money is never spoken to in clear). */
@@ -15,7 +14,7 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
  * validate at boot, the same facilitator, pay-to address, network and credentials.
  */
 export function WithX402Config<B extends ConfigBase>(Base: B) {
-  class X402Config extends WithX402ChainConfig(WithMppConfig(Base)) {
+  class X402Config extends WithX402ChainConfig(Base) {
     @EnvVar({ description: 'x402 facilitator: "off" (x402 not offered), the https URL of a facilitator that verifies and settles on chain (POST /verify, /settle; plain http only on loopback), or "local" (checks signatures, settles nothing: tests and demos only).' })
     @Matches(FACILITATOR_PATTERN, { message: 'must be off, local, an https:// URL, or an http:// URL on loopback' })
     PAYMENT_X402_FACILITATOR = 'off';
@@ -46,10 +45,9 @@ export function WithX402Config<B extends ConfigBase>(Base: B) {
     @IsInt() @Min(100) @Max(60_000)
     PAYMENT_X402_FACILITATOR_TIMEOUT_MS = 10_000;
 
-    /** The payment module's outside rails: x402, and MPP beside it. */
-    x402Options(): Pick<PaymentOptions, 'x402' | 'x402Facilitator' | 'mpp'> {
+    /** The payment module's x402 options. */
+    x402Options(): Pick<PaymentOptions, 'x402' | 'x402Facilitator'> {
       return {
-        mpp: this.mppOptions(this.PAYMENT_X402_FACILITATOR_TIMEOUT_MS),
         x402: { ...DEFAULT_X402, network: this.PAYMENT_X402_NETWORK ?? DEFAULT_X402.network, assetAddress: this.PAYMENT_X402_ASSET_ADDRESS, payTo: this.PAYMENT_X402_PAY_TO ?? DEFAULT_X402.payTo },
         x402Facilitator: x402FacilitatorOf(this.PAYMENT_X402_FACILITATOR, {
           timeoutMs: this.PAYMENT_X402_FACILITATOR_TIMEOUT_MS, token: this.PAYMENT_X402_FACILITATOR_TOKEN,

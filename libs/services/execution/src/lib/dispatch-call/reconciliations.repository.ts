@@ -1,8 +1,8 @@
 import { type EntityManager } from 'typeorm';
 import { awaitingVerdict, type CallState } from '@tollgate/call-life';
 import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
-import { type Resolution } from '../dispatch-call/dispatch';
-import { PENDING_CALL, type PendingCallRow } from '../dispatch-call/pending-calls.repository';
+import { type Resolution } from './dispatch';
+import { PENDING_CALL, type PendingCallRow } from './pending-calls.repository';
 
 /**
  * `execution.reconciliation`: the record of a call whose verdict execution owes (`awaitingVerdict`): why it was

@@ -4,7 +4,7 @@ import { type CallRequestedPayload } from '@tollgate/contracts';
 import { PAYMENT_IDENTIFIER, appendPaymentIdentifierToExtensions, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import { PAYMENT_OPTIONS } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
-import { type Refusal } from '../place-hold/refusal';
+import { type Refusal } from '../refusal';
 import { exactAmountProblem } from '../x402/exact-amount';
 import { paymentRequired, requirementsFor, uptoRequirementsFor } from '../x402/payment-required';
 import { uptoAuthorizationProblem } from '../x402/upto-authorization';
