@@ -182,6 +182,35 @@ describe('x402 upto for a metered tool (embedded)', () => {
     expect(await chainBalance(payer.address)).toBe(FUNDS - 21_000n);
   });
 
+  it('the charge goes only to the facilitator the permit names: another one configured meanwhile is never asked', async () => {
+    const { client } = await newAgent();
+    const { payer, payment } = await signed(client, 'switched');
+    const named = (payment.payload as unknown as { permit2Authorization: { witness: { facilitator: string } } }).permit2Authorization.witness.facilitator;
+    const paid = await report(client, 'switched', 9, { 'x402/payment': payment });
+    expect(errorOf(paid)).toBeUndefined();
+    const intentId = receiptOf(paid)!.intentId;
+    // Before the charge is collected, the operator switches to a facilitator with another signer and restarts.
+    await host.killGroup('SIGKILL');
+    await pg.end().catch(() => undefined);
+    await facilitator.restart({ address: '0x00000000000000000000000000000000000b0b00' });
+    await startHost();
+    await connectPg();
+    const stuck = await waitFor('the collection held back', async () => {
+      const life = (await pg.query(`SELECT life FROM payment.x402_attempt WHERE intent_id = $1`, [intentId])).rows[0]?.life as { step: string; problem?: string } | undefined;
+      return life?.step === 'collecting' && life.problem?.includes('names facilitator') ? life : undefined;
+    }, 60_000, 300);
+    expect(stuck.problem).toContain(named.toLowerCase());
+    expect(await facilitator.transfersFrom(payer.address)).toEqual([]);
+    // The facilitator the payer signed to comes back: the charge is collected through it, once.
+    await host.killGroup('SIGKILL');
+    await pg.end().catch(() => undefined);
+    await facilitator.restart({ address: named });
+    await startHost();
+    await connectPg();
+    expect(await ended(intentId, ['collected', 'uncollected'])).toMatchObject({ step: 'collected', chargeMinor: '9000' });
+    expect((await facilitator.transfersFrom(payer.address)).map((t) => t.value)).toEqual(['9000']);
+  });
+
   it('a charge of 0 collects nothing on chain', async () => {
     const res = await fetch(`${base}/admin/tools/report_usage`, {
       method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },

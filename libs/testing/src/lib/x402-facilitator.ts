@@ -15,8 +15,8 @@ export interface TestFacilitator {
   fault(fault: FacilitatorFault, times?: number): Promise<void>;
   state(): Promise<FacilitatorState>;
   transfersFrom(address: string): Promise<ChainTransfer[]>;
-  /** Starts it again on the same port and state file (after it died, or was killed). */
-  restart(): Promise<void>;
+  /** Starts it again on the same port and state file (after it died, or was killed); `address`: its upto signer from now on. */
+  restart(o?: { address?: string }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -24,8 +24,10 @@ export interface TestFacilitator {
 export async function startTestFacilitator(o: { stateFile: string; token?: string; network?: string; dedupes?: boolean; refusesPartial?: boolean }): Promise<TestFacilitator> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  let address: string | undefined;
   const start = async () => {
     const p = startTsProcess('x402-facilitator', 'libs/testing/src/x402-facilitator/main.ts', [], {
+      ...(address ? { FACILITATOR_ADDRESS: address } : {}),
       PORT: String(port), FACILITATOR_STATE: o.stateFile, FACILITATOR_NETWORK: o.network ?? 'eip155:84532', ...(o.token ? { FACILITATOR_TOKEN: o.token } : {}),
       FACILITATOR_DEDUPES: String(o.dedupes === true), FACILITATOR_REFUSES_PARTIAL: String(o.refusesPartial === true),
     });
@@ -51,7 +53,8 @@ export async function startTestFacilitator(o: { stateFile: string; token?: strin
     async transfersFrom(address) {
       return (await f.state()).transfers.filter((t) => t.kind !== 'cancel' && t.from.toLowerCase() === address.toLowerCase());
     },
-    async restart() {
+    async restart(o = {}) {
+      if (o.address) address = o.address;
       await f.process.stop('SIGKILL').catch(() => undefined);
       f.process = await start();
     },

@@ -57,6 +57,8 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     if (!this.active) return;
+    // Known before the first metered call asks for it (the calls' transactions never wait on the facilitator).
+    void this.facilitator?.uptoAddress(this.options.x402.network, true);
     this.timer = setInterval(() => this.kick(), this.options.x402Retry?.pollMs ?? 1000);
     this.timer.unref();
     this.kick();
@@ -145,7 +147,7 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     const requirements = { ...a.requirements, amount: charge.toString() };
     // Only the facilitator the payer signed to can settle this authorization: never ask another one.
     const named = a.payment.payload.permit2Authorization?.witness.facilitator.toLowerCase();
-    const ours = (await this.facilitator!.uptoAddress(a.network))?.toLowerCase();
+    const ours = (await this.facilitator!.uptoAddress(a.network, true))?.toLowerCase();
     if (named !== ours) return void (await this.record(a, { type: 'VerdictAwaited', problem: `settle: this authorization names facilitator ${named}, the one configured is ${ours ?? 'unknown'}`, settleUnknown: false, at: now() }));
     const afterUnknown = a.life.unknownSince !== undefined;
     if (afterUnknown) {

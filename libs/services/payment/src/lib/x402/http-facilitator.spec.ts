@@ -23,7 +23,7 @@ describe('HttpFacilitator (x402 facilitator HTTP API via @x402/core)', () => {
       let text = '';
       r.on('data', (c) => (text += c));
       r.on('end', () => {
-        seen.push({ path: r.url ?? '', body: JSON.parse(text), authorization: r.headers.authorization });
+        seen.push({ path: r.url ?? '', body: text ? JSON.parse(text) : {}, authorization: r.headers.authorization });
         setTimeout(() => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body), answer.delayMs ?? 0);
       });
     });
@@ -74,5 +74,18 @@ describe('HttpFacilitator (x402 facilitator HTTP API via @x402/core)', () => {
     const unreachable = await new HttpFacilitator('http://127.0.0.1:9/', 500).settle(payment, req);
     expect(unreachable).toMatchObject({ kind: 'unknown', problem: expect.stringMatching(/ECONNREFUSED|fetch failed/) });
     expect(await new HttpFacilitator('http://127.0.0.1:9/', 500).verify(payment, req)).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('the upto address: a call on the consumer path never waits on /supported; the answer is kept once known', async () => {
+    const f = new HttpFacilitator(base, 2000);
+    const supported = { kinds: [{ x402Version: 2, scheme: 'upto', network: 'eip155:84532', extra: { facilitatorAddress: '0xfac1117470000000000000000000000000000fa1' } }], extensions: [], signers: {} };
+    answer = { status: 200, body: JSON.stringify(supported), delayMs: 500 };
+    const t0 = Date.now();
+    expect(await f.uptoAddress('eip155:84532')).toBeUndefined(); // not known yet: asked in the background, not awaited
+    expect(Date.now() - t0).toBeLessThan(400);
+    expect(await f.uptoAddress('eip155:84532', true)).toBe('0xfac1117470000000000000000000000000000fa1');
+    answer = { status: 500, body: 'down' };
+    expect(await f.uptoAddress('eip155:84532')).toBe('0xfac1117470000000000000000000000000000fa1');
+    expect(seen.filter((x) => x.path.endsWith('/supported'))).toHaveLength(1);
   });
 });

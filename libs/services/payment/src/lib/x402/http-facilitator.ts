@@ -17,7 +17,10 @@ export class HttpFacilitator implements X402Facilitator {
   readonly name: string;
   private readonly client: HTTPFacilitatorClient;
   /** The facilitator's `upto` signer per network, from `GET /supported` (asked until it answers, then kept). */
-  private readonly upto = new Map<string, Promise<string | undefined>>();
+  private readonly upto = new Map<string, string>();
+  /** The ask in flight per network, and when the last one failed (asked again at most every 5 s). */
+  private readonly asking = new Map<string, Promise<string | undefined>>();
+  private readonly failedAt = new Map<string, number>();
 
   constructor(baseUrl: string, timeoutMs: number, token?: string) {
     this.name = new URL(baseUrl).origin;
@@ -32,17 +35,29 @@ export class HttpFacilitator implements X402Facilitator {
    * The address the facilitator settles `upto` authorizations from (`/supported`'s kind for `upto` on the network, its
    * `extra.facilitatorAddress`): payers sign it into the authorization, and only it can settle it. Undefined while the
    * facilitator cannot be asked or offers no `upto` there (metered tools are then paid from the wallet only).
+   * Without `wait` it answers from what is known and never waits on the facilitator — a consumer's transaction must
+   * not hang on another party's HTTP — asking it in the background when nothing is known yet.
    */
-  uptoAddress(network: string): Promise<string | undefined> {
+  async uptoAddress(network: string, wait = false): Promise<string | undefined> {
     const known = this.upto.get(network);
     if (known) return known;
+    const asked = this.asking.get(network) ?? this.ask(network);
+    return wait ? asked : undefined;
+  }
+
+  private ask(network: string): Promise<string | undefined> {
+    if (Date.now() - (this.failedAt.get(network) ?? 0) < 5_000) return Promise.resolve(undefined);
     const asked = this.client.getSupported().then((s) => {
       const kind = s.kinds.find((k) => k.scheme === 'upto' && k.network === network && k.x402Version === 2);
       const address = (kind?.extra as { facilitatorAddress?: unknown } | undefined)?.facilitatorAddress;
       return typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) ? address : undefined;
-    }, () => undefined);
-    this.upto.set(network, asked);
-    void asked.then((a) => { if (a === undefined) this.upto.delete(network); });
+    }, () => undefined).then((address) => {
+      this.asking.delete(network);
+      if (address) this.upto.set(network, address);
+      else this.failedAt.set(network, Date.now());
+      return address;
+    });
+    this.asking.set(network, asked);
     return asked;
   }
 

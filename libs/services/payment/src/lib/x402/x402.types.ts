@@ -113,8 +113,11 @@ export type SettleOutcome =
 export interface X402Facilitator {
   /** How the attempt records which facilitator it used (`local`, or the facilitator's origin). */
   readonly name: string;
-  /** The address this facilitator settles `upto` authorizations from (its `/supported` extra); undefined: it offers no upto. */
-  uptoAddress(network: string): Promise<string | undefined>;
+  /**
+   * The address this facilitator settles `upto` authorizations from (its `/supported` extra); undefined: it offers no
+   * upto, or (without `wait`) it is not known yet — callers inside a transaction never wait on the facilitator.
+   */
+  uptoAddress(network: string, wait?: boolean): Promise<string | undefined>;
   verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome>;
   /** The payload carries its payment-identifier (`extensions["payment-identifier"]`), so asking again never settles twice. */
   settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome>;
