@@ -15,6 +15,8 @@ const common = {
   transform,
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // The production build (npm run build) mirrors the workspace's packages in dist/; jest resolves the sources only.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
   setupFiles: ['reflect-metadata'],
 };
 

@@ -14,3 +14,4 @@ export * from './lib/table-declarations';
 export * from './lib/execution-attempts';
 export * from './lib/overlapping-transactions';
 export * from './lib/mpp-sandbox';
+export * from './lib/container-sandbox';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { envDocsOf } from './env-var.decorator';
@@ -14,26 +15,40 @@ export class ConfigError extends Error {
  * Reads the variables declared on `cls` from `env`, applies the class's
  * defaults, converts numbers and booleans, and validates the result.
  * Only declared variables are read; everything else in the environment is ignored.
+ * Any variable may come from a file instead: `NAME_FILE=/run/secrets/name` (what compose secrets and mounted
+ * Kubernetes Secrets give), its content with one trailing newline dropped; setting both is refused.
  */
 export function loadConfig<T extends object>(cls: new () => T, env: NodeJS.ProcessEnv = process.env): T {
   const defaults = new cls() as Record<string, unknown>;
   const raw: Record<string, unknown> = {};
+  const problems: string[] = [];
   for (const [key, doc] of envDocsOf(cls)) {
-    const value = env[key];
+    const value = valueOf(env, key, problems);
     raw[key] = value === undefined || value === '' ? defaults[key] : convert(value, doc.type ?? typeof defaults[key]);
   }
   const instance = plainToInstance(cls, raw, { exposeDefaultValues: true });
-  const errors = validateSync(instance, { forbidUnknownValues: true });
-  if (errors.length > 0) {
-    throw new ConfigError(
-      errors.map((e) => {
-        const secret = envDocsOf(cls).get(e.property)?.secret;
-        const shown = secret ? '(secret)' : JSON.stringify(e.value);
-        return `${e.property}=${shown}: ${Object.values(e.constraints ?? {}).join(', ')}`;
-      }),
-    );
+  for (const e of validateSync(instance, { forbidUnknownValues: true })) {
+    const shown = envDocsOf(cls).get(e.property)?.secret ? '(secret)' : JSON.stringify(e.value);
+    problems.push(`${e.property}=${shown}: ${Object.values(e.constraints ?? {}).join(', ')}`);
   }
+  if (problems.length > 0) throw new ConfigError(problems);
   return instance;
+}
+
+/** A variable's value: from the environment, or from the file its `_FILE` twin names. */
+function valueOf(env: NodeJS.ProcessEnv, key: string, problems: string[]): string | undefined {
+  const file = env[`${key}_FILE`];
+  if (file === undefined || file === '') return env[key];
+  if (env[key] !== undefined && env[key] !== '') {
+    problems.push(`${key} and ${key}_FILE are both set: keep one`);
+    return undefined;
+  }
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (e) {
+    problems.push(`${key}_FILE=${JSON.stringify(file)}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    return undefined;
+  }
 }
 
 /** `.env.example` text for one configuration class. */

@@ -75,7 +75,9 @@ export class WorkerEvaluator implements PolicyEvaluator {
   }
 
   private spawn(): Worker {
-    const w = new Worker(path.join(__dirname, 'policy-evaluation.worker.ts'), { execArgv: ['-r', '@swc-node/register'] });
+    // From source the worker is TypeScript run through the workspace's loader; from the production build, plain JS.
+    const fromSource = path.extname(__filename) === '.ts';
+    const w = new Worker(path.join(__dirname, `policy-evaluation.worker${fromSource ? '.ts' : '.js'}`), fromSource ? { execArgv: ['-r', '@swc-node/register'] } : {});
     w.on('message', (msg: { id: number; res: EvaluationResponse }) => {
       const p = this.current;
       if (!p || p.id !== msg.id) return;

@@ -29,8 +29,14 @@ export interface DistributedSystem {
  * (a fresh topic namespace per suite) and a fresh PostgreSQL database. Names
  * may repeat an app (`gateway-b` runs `apps/gateway`).
  */
+export interface DistributedOptions {
+  nodeArgs?: string[];
+  /** Starts one app's process (default: its TypeScript entry point); the production-bundle test runs the built one. */
+  launch?: (name: string, app: AppName, env: Record<string, string>) => RunningProcess;
+}
+
 export async function startDistributedSystem(
-  names: readonly string[], settings: Record<string, string> = {}, appOf: (name: string) => AppName = (n) => n as AppName, options: { nodeArgs?: string[] } = {},
+  names: readonly string[], settings: Record<string, string> = {}, appOf: (name: string) => AppName = (n) => n as AppName, options: DistributedOptions = {},
 ): Promise<DistributedSystem> {
   const adminToken = randomBytes(18).toString('base64url');
   const metricsToken = randomBytes(18).toString('base64url');
@@ -48,7 +54,7 @@ export async function startDistributedSystem(
     SETTLEMENT_VERIFICATION_WINDOW_MS: '200', SAMPLE_PROVIDERS_TOKEN: providersToken, UPSTREAM_CREDENTIALS: upstreamCredentials, ...settings,
   });
   const start = (n: string, app: AppName = appOf(n)) => {
-    const p = startTsProcess(n, `apps/${app}/src/main.ts`, [], env(n), { nodeArgs: options.nodeArgs ?? [] });
+    const p = options.launch?.(n, app, env(n)) ?? startTsProcess(n, `apps/${app}/src/main.ts`, [], env(n), { nodeArgs: options.nodeArgs ?? [] });
     processes.push(p);
     return p;
   };
