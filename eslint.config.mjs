@@ -17,6 +17,8 @@ const typeRules = (allowTesting) => {
     { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:testing'] },
     // Benchmarks drive a service's code in-process and start the system like the end-to-end tests do.
     { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:service', 'type:infra', 'type:domain', 'type:contracts', 'type:util', 'type:testing'] },
+    // The deployment checks read every service's configuration class (which variables compose may set).
+    { sourceTag: 'type:deploy', onlyDependOnLibsWithTags: ['type:service', 'type:infra', 'type:contracts', 'type:util'] },
     { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts', 'type:util', ...t] },
     { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts', 'type:util', ...t] },
     { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:domain', 'type:contracts', 'type:util'] },
@@ -33,6 +35,7 @@ const scopeRules = [
   // The embedded host composes every service module in one process; the benchmarks measure every service's code.
   { sourceTag: 'scope:embedded', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['*'] },
+  { sourceTag: 'scope:deploy', onlyDependOnLibsWithTags: ['*'] },
 ];
 
 const boundaries = (allowTesting) => ({

@@ -7,6 +7,7 @@
  * when SIGTERM reaches each PID 1.
  */
 import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -50,14 +51,20 @@ suite('the production bundle, run as its image runs it', () => {
     await system?.stop();
   });
 
-  it('the migrate command of the bundle migrates an empty database once, then finds it up to date', async () => {
+  it('the one-shots of the bundle: topics created, then migrate (its URL from a mounted secret file) applies once', async () => {
+    const secrets = mkdtempSync(path.join(dist, '.secrets-'));
+    chmodSync(secrets, 0o755);
     const db = await createTestDatabase('tollgate_bundle');
+    writeFileSync(path.join(secrets, 'database_url'), `${db.url}\n`, { mode: 0o644 });
+    const run = async (args: string[], env: NodeJS.ProcessEnv) => {
+      const p = startSandboxed(args.join(' '), process.execPath, args, env);
+      const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
+      return { code, out: p.output() };
+    };
     try {
-      const migrate = async () => {
-        const p = startSandboxed('migrate', process.execPath, ['dist/tools/ops/main.js', 'migrate', 'all'], { DATABASE_URL: db.url });
-        const code = await new Promise<number | null>((resolve) => p.child.once('exit', resolve));
-        return { code, out: p.output() };
-      };
+      const topics = await run(['dist/tools/ops/src/create-topics.js'], { KAFKA_TOPIC_PREFIX: `bundle-${Date.now().toString(36)}.` });
+      expect(topics).toEqual({ code: 0, out: expect.stringMatching(/topics: (\d+) listed, \1 created/) });
+      const migrate = () => run(['dist/tools/ops/main.js', 'migrate', 'all'], { DATABASE_URL: '', DATABASE_URL_FILE: path.join(secrets, 'database_url') });
       const first = await migrate();
       expect(first.code).toBe(0);
       // A line per migrating service naming what it applied.
@@ -67,6 +74,7 @@ suite('the production bundle, run as its image runs it', () => {
       expect(second.out.match(/up to date/g)).toHaveLength(6);
     } finally {
       await db.drop();
+      rmSync(secrets, { recursive: true, force: true });
     }
   });
 

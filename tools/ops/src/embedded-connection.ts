@@ -48,7 +48,7 @@ export function embeddedDefaults(demo: DemoFile, env: NodeJS.ProcessEnv): Record
 function apply(argv: string[], env: NodeJS.ProcessEnv): void {
   const flags = takeEmbeddedFlags(argv);
   const file = path.resolve(flags.dataDir ?? 'data', 'demo.json');
-  const automatic = !flags.embedded && existsSync(file) && DISTRIBUTED_VARS.every((v) => env[v] === undefined);
+  const automatic = !flags.embedded && existsSync(file) && DISTRIBUTED_VARS.every((v) => env[v] === undefined && env[`${v}_FILE`] === undefined);
   if (!flags.embedded && !automatic) return;
   if (!existsSync(file)) throw new Error(`--embedded: ${file} does not exist (start the embedded host with npm start, or give --data-dir)`);
   Object.assign(env, embeddedDefaults(JSON.parse(readFileSync(file, 'utf8')) as DemoFile, env));

@@ -35,6 +35,14 @@ export function loadConfig<T extends object>(cls: new () => T, env: NodeJS.Proce
   return instance;
 }
 
+/** One variable outside a configuration class (the ops commands), `NAME_FILE` honoured as by `loadConfig`. */
+export function envValue(key: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const problems: string[] = [];
+  const value = valueOf(env, key, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return value === '' ? undefined : value;
+}
+
 /** A variable's value: from the environment, or from the file its `_FILE` twin names. */
 function valueOf(env: NodeJS.ProcessEnv, key: string, problems: string[]): string | undefined {
   const file = env[`${key}_FILE`];
