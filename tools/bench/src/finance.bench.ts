@@ -1,6 +1,6 @@
 /**
  * Finance API benchmark: balance as of any time at 1,000,000 journal entries (goal ≤ 10 ms p50),
- * through the ledger's JournalRepository on a real PostgreSQL — the daily roll-up against the plain sum over the
+ * through the ledger's Journal statements on a real PostgreSQL — the daily roll-up against the plain sum over the
  * journal (the same answer, the old query) in the same run; plus a month's statement of one owner and a journal page.
  * Writes tools/bench/results/finance.json. Run: `npm run bench:finance` (a few minutes: loading the entries).
  */
@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { JournalRepository, ledgerDataSourceOptions, StatementUseCase } from '@tollgate/ledger-service';
+import { Journal, ledgerDataSourceOptions, StatementUseCase } from '@tollgate/ledger-service';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { stats } from './bench-stats';
@@ -49,16 +49,15 @@ async function main(): Promise<void> {
     }
     await ds.query('ANALYZE ledger.journal_entry; ANALYZE ledger.journal_day');
     const loadS = (performance.now() - t0) / 1000;
-    const journal = new JournalRepository(ds);
     const at = (i: number) => new Date(T0 + ((i * 104_729) % (DAYS * 86_400)) * 1000);
     const owner = (i: number) => `o${(i * 7_753) % OWNERS}`;
-    const rollup = await timed(SAMPLES, (i) => journal.balancesAsOf({ ownerId: owner(i) }, at(i)));
+    const rollup = await timed(SAMPLES, (i) => Journal.balancesAsOf(ds, { ownerId: owner(i) }, at(i)));
     const plain = await timed(200, (i) => ds.query(
       `SELECT account, asset, sum(amount)::text AS balance FROM ledger.journal_entry WHERE starts_with(account, $1) AND occurred_at <= $2 GROUP BY account, asset`, [`owner:${owner(i)}:`, at(i)]));
-    const provider = await timed(200, (i) => journal.balancesAsOf({ providerId: 'none' }, at(i)));
-    const statements = new StatementUseCase(journal);
+    const provider = await timed(200, (i) => Journal.balancesAsOf(ds, { providerId: 'none' }, at(i)));
+    const statements = new StatementUseCase(ds);
     const statement = await timed(200, (i) => statements.json({ ownerId: owner(i) }, at(i), new Date(at(i).getTime() + 30 * 86_400_000)));
-    const page = await timed(500, (i) => journal.page({ ownerId: owner(i) }, undefined, 100));
+    const page = await timed(500, (i) => Journal.page(ds, { ownerId: owner(i) }, undefined, 100));
     const results = { entries: ENTRIES, loadSeconds: +loadS.toFixed(1), balanceAsOfOwner: rollup, plainSumOwner: plain, balanceAsOfProvider: provider, statementMonth: statement, journalPage100: page, sqlStatementsPerBalance: 1 };
     const line = (k: string, s: { p50Ms: number; p99Ms: number; throughputPerS: number }) => process.stdout.write(`  ${k}: p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, ${s.throughputPerS}/s\n`);
     process.stdout.write(`finance API on ${ENTRIES.toLocaleString('en')} journal entries (${OWNERS} owners, ${DAYS} days; loaded in ${results.loadSeconds} s)\n`);

@@ -12,7 +12,7 @@ import { attemptCount, type CallEvent, callEvent, evolve, failureOf, foldCall, i
 import { arbitraryDelivery, arbitraryLife, type GeneratedLife, lifeOf } from '@tollgate/call-life/testing';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase, overlappingTransactions } from '@tollgate/testing';
-import { CallsRepository } from '../src/lib/calls/calls.repository';
+import { Calls } from '../src/lib/calls/calls.repository';
 import { answerOf } from '../src/lib/call-tool/call-answer';
 import { gatewayDataSourceOptions } from '../src/lib/gateway.datasource-options';
 import { applyCallInputs, callInputs } from '@tollgate/messaging';
@@ -24,7 +24,6 @@ jest.setTimeout(120_000);
 describe('the gateway folds a call\'s events with the call-life model (medium tier)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  let calls: CallsRepository;
   let workflow: OutcomeWorkflow;
   /** The runner's step in a transaction: the calls it decided to wake (the calls that became answered). */
   const record = { execute: (m: Parameters<typeof applyCallInputs>[1], events: readonly CallEvent[]) => applyCallInputs(workflow, m, callInputs(events)) };
@@ -32,9 +31,8 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_gw_medium');
     ds = await openServiceDataSource(gatewayDataSourceOptions(db.url));
-    calls = new CallsRepository(ds);
     // The waiters are woken after commit by the consumer; here the decided wake-ups are what is checked.
-    workflow = new OutcomeWorkflow(calls, { notify: () => undefined } as unknown as CallWaiters);
+    workflow = new OutcomeWorkflow({ notify: () => undefined } as unknown as CallWaiters);
   });
   afterAll(async () => {
     await ds.destroy();
@@ -46,7 +44,7 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     const request = requestOf(life);
     if (request.type !== 'CallRequested') throw new Error('not a request');
     const p = request.payload;
-    await calls.insert(ds.manager, {
+    await Calls.insert(ds.manager, {
       intent_id: life.intentId, agent_id: randomUUID(), mcp_url_id: randomUUID(), tool_id: p.toolId, price_minor: p.price.amountMinor, asset: p.price.asset,
       asset_decimals: 6, access_policy: null, operation_key: p.operationKey ?? null, deadline_at: new Date(p.deadlineAt), life: evolve(initialState(life.intentId), request),
     });
@@ -60,7 +58,7 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     for (const [life, delivered, batch] of cases) {
       await insert(life);
       await deliver(delivered.filter((e) => e.type !== 'CallRequested'), batch);
-      const stored = (await calls.find(life.intentId))!;
+      const stored = (await Calls.find(ds, life.intentId))!;
       const expected = foldCall(life.intentId, life.events);
       expect(stored.life).toEqual(expected);
       const [row] = await ds.query('SELECT answered FROM gateway.call WHERE intent_id = $1', [life.intentId]);
@@ -91,7 +89,7 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     await insert(life);
     const rest = life.events.filter((e) => e.type !== 'CallRequested');
     await deliver([...rest].reverse(), 1);
-    const answer = answerOf((await calls.find(life.intentId))!);
+    const answer = answerOf((await Calls.find(ds, life.intentId))!);
     expect(answer.content).toEqual([{ type: 'text', text: 'success' }]);
     expect(answer._meta?.['assay/receipt']).toMatchObject({ attempts: 3, fellBack: true, providerId: 'provider-3', status: 'SETTLED' });
   });
@@ -102,12 +100,12 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     const [, held, dispatched, unknown, ...verdict] = life.events;
     expect(await ds.transaction((m) => record.execute(m, [held!, dispatched!]))).toEqual([]);
     expect(await ds.transaction((m) => record.execute(m, [unknown!]))).toEqual([life.intentId]);
-    let stored = (await calls.find(life.intentId))!;
+    let stored = (await Calls.find(ds, life.intentId))!;
     expect(status(stored.life)).toBe('outcome_unknown');
     expect(repeatVerdict(stored.life, { createdAt: stored.created_at, answerExpired: false }, Date.now())).toBe('stalled');
     expect(answerOf(stored)._meta?.['assay/error']).toMatchObject({ code: 'IDEMPOTENCY_RESULT_UNAVAILABLE' });
     await deliver(verdict, 2);
-    stored = (await calls.find(life.intentId))!;
+    stored = (await Calls.find(ds, life.intentId))!;
     expect(isAnswered(stored.life)).toBe(true);
     expect(repeatVerdict(stored.life, { createdAt: stored.created_at, answerExpired: false }, Date.now())).toBe('replay');
     expect(answerOf(stored).content).toEqual([{ type: 'text', text: 'success' }]);
@@ -127,7 +125,7 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
       expect(new Set(await record.execute(m, events))).toEqual(new Set(lives.map((l) => l.intentId)));
     });
     expect(seen).toEqual(['SELECT', 'UPDATE']);
-    for (const l of lives) expect(status((await calls.find(l.intentId))!.life)).toBe('settled');
+    for (const l of lives) expect(status((await Calls.find(ds, l.intentId))!.life)).toBe('settled');
   });
 
   it('one call\'s events folded by two transactions at once (two consumers): neither fold is lost', async () => {
@@ -136,12 +134,12 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     const [held, ...rest] = life.events.filter((e) => e.type !== 'CallRequested');
     // The first transaction folds the hold and stays open; the second folds the rest meanwhile, then the first commits.
     await overlappingTransactions(ds, (m) => record.execute(m, [held!]), (m) => record.execute(m, rest));
-    expect((await calls.find(life.intentId))!.life).toEqual(foldCall(life.intentId, life.events));
+    expect((await Calls.find(ds, life.intentId))!.life).toEqual(foldCall(life.intentId, life.events));
   });
 
   it('an event of a call this gateway never recorded changes nothing', async () => {
     const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 1, free: false, fallbacks: 0, branch: 'confirmed', final: false });
     await deliver([callEvent('PaymentHeld', { intentId: life.intentId, holdId: randomUUID(), ownerId: 'o', amount: { amountMinor: '1', asset: 'USDC' } })], 1);
-    expect(await calls.find(life.intentId)).toBeUndefined();
+    expect(await Calls.find(ds, life.intentId)).toBeUndefined();
   });
 });

@@ -11,14 +11,13 @@ import { type OAuthClientInformationFull } from '@modelcontextprotocol/sdk/share
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { hashCredential } from '../src/lib/authenticate/credential-hash';
-import { IdentitiesRepository } from '../src/lib/authenticate/identities.repository';
 import { type IdentityCache } from '../src/lib/authenticate/identity-cache.service';
 import { gatewayDataSourceOptions } from '../src/lib/gateway.datasource-options';
 import { type GatewayOptions } from '../src/lib/gateway.options';
 import { OAuthGrants } from '../src/lib/oauth/grants.controller';
 import { TollgateOAuthProvider } from '../src/lib/oauth/oauth-provider';
-import { OAuthRepository } from '../src/lib/oauth/oauth.repository';
-import { SignInsRepository } from '../src/lib/sign-in/sign-ins.repository';
+import { OAuthRecords } from '../src/lib/oauth/oauth.repository';
+import { SignIns } from '../src/lib/sign-in/sign-ins.repository';
 
 jest.setTimeout(60_000);
 
@@ -27,21 +26,17 @@ const BASE = 'http://127.0.0.1:3000';
 describe('OAuth owners apart and its races (medium tier, G1, G2)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  let repository: OAuthRepository;
   let provider: TollgateOAuthProvider;
   let grants: OAuthGrants;
-  let signIns: SignInsRepository;
   /** The replicas' caches are told of every revocation; here the count of those notices is what is checked. */
   let cacheChanges = 0;
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_gw_oauth');
     ds = await openServiceDataSource(gatewayDataSourceOptions(db.url));
-    repository = new OAuthRepository(ds);
     const cache = { changed: async () => void cacheChanges++ } as unknown as IdentityCache;
-    provider = new TollgateOAuthProvider(ds, { oauth: {} } as GatewayOptions, repository, new IdentitiesRepository(ds), cache);
-    grants = new OAuthGrants(ds, repository, cache);
-    signIns = new SignInsRepository(ds);
+    provider = new TollgateOAuthProvider(ds, { oauth: {} } as GatewayOptions, cache);
+    grants = new OAuthGrants(ds, cache);
   });
   afterAll(async () => {
     await ds.destroy();
@@ -56,16 +51,16 @@ describe('OAuth owners apart and its races (medium tier, G1, G2)', () => {
     await ds.query('INSERT INTO gateway.mcp_url (mcp_url_id, slug, owner_id) VALUES ($1, $2, $3)', [urlId, `${name}-${urlId.slice(0, 8)}`, ownerId]);
     const ownerKey = `tgo_${randomBytes(16).toString('hex')}`;
     const keyId = randomUUID();
-    expect(await signIns.insertOwnerKey(keyId, ownerId, hashCredential(ownerKey))).toBe(true);
+    expect(await SignIns.insertOwnerKey(ds, keyId, ownerId, hashCredential(ownerKey))).toBe(true);
     const client = { client_id: `tgc_${name}_${randomUUID().slice(0, 8)}`, redirect_uris: ['http://127.0.0.1/cb'] } as OAuthClientInformationFull;
     const verifier = randomBytes(32).toString('base64url');
     const requestId = randomUUID();
-    await repository.insertRequest({ request_id: requestId, client_id: client.client_id, client_name: name, redirect_uri: 'http://127.0.0.1/cb',
+    await OAuthRecords.insertRequest(ds, { request_id: requestId, client_id: client.client_id, client_name: name, redirect_uri: 'http://127.0.0.1/cb',
       code_challenge: createHash('sha256').update(verifier).digest('base64url'), state: null, scopes: 'mcp', resource: `${BASE}/mcp/${name}`, issuer: `${BASE}/`,
       mcp_url_id: urlId, expires_at: new Date(Date.now() + 60_000) });
     const code = `tgo_${randomBytes(32).toString('base64url')}`;
     const grantId = randomUUID();
-    expect(await ds.transaction((m) => repository.approve(m, requestId,
+    expect(await ds.transaction((m) => OAuthRecords.approve(m, requestId,
       { grant_id: grantId, client_id: client.client_id, client_name: name, owner_id: ownerId, agent_id: agentId, mcp_url_id: urlId, scopes: 'mcp' }, hashCredential(code)))).toBe(true);
     return { ownerId, keyId, ownerKey, client, code, grantId };
   }
@@ -124,11 +119,11 @@ describe('OAuth owners apart and its races (medium tier, G1, G2)', () => {
 
   it('an owner key is revoked only by its owner; once revoked it names no one', async () => {
     const [a, b] = [await owner('erin'), await owner('frank')];
-    expect(await signIns.revokeOwnerKey(b.keyId, a.ownerId)).toBe(false);
-    expect(await signIns.ownerOfKey(hashCredential(b.ownerKey))).toBe(b.ownerId);
-    expect((await signIns.ownerKeys(a.ownerId)).map((k) => k.key_id)).toEqual([a.keyId]);
-    expect(await signIns.revokeOwnerKey(b.keyId, b.ownerId)).toBe(true);
-    expect(await signIns.ownerOfKey(hashCredential(b.ownerKey))).toBeUndefined();
-    expect(await signIns.revokeOwnerKey(b.keyId, b.ownerId)).toBe(false);
+    expect(await SignIns.revokeOwnerKey(ds, b.keyId, a.ownerId)).toBe(false);
+    expect(await SignIns.ownerOfKey(ds, hashCredential(b.ownerKey))).toBe(b.ownerId);
+    expect((await SignIns.ownerKeys(ds, a.ownerId)).map((k) => k.key_id)).toEqual([a.keyId]);
+    expect(await SignIns.revokeOwnerKey(ds, b.keyId, b.ownerId)).toBe(true);
+    expect(await SignIns.ownerOfKey(ds, hashCredential(b.ownerKey))).toBeUndefined();
+    expect(await SignIns.revokeOwnerKey(ds, b.keyId, b.ownerId)).toBe(false);
   });
 });

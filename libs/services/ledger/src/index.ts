@@ -4,7 +4,7 @@ export { LEDGER } from './lib/ledger.constants';
 export * from './lib/ledger-app.config';
 export * from './lib/ledger.options';
 export { FinanceTokensUseCase } from './lib/finance-access/finance-tokens.usecase';
-export { JournalRepository } from './lib/query-journal/journal.repository';
+export { Journal } from './lib/query-journal/journal.repository';
 export { StatementUseCase } from './lib/query-journal/statement.usecase';
 export { ReplayProjections, type ReplayProgress, type ReplaySummary } from './lib/replay-projections/replay-projections';
 export { type ProjectionDiff } from './lib/replay-projections/projection-diff';

@@ -9,7 +9,7 @@ import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { ledgerDataSourceOptions } from '../src/lib/ledger.datasource-options';
 import { type JournalLine, type JournalPosition } from '../src/lib/query-journal/journal-query';
-import { type AccountScope, JournalRepository } from '../src/lib/query-journal/journal.repository';
+import { type AccountScope, Journal } from '../src/lib/query-journal/journal.repository';
 import { StatementUseCase } from '../src/lib/query-journal/statement.usecase';
 
 jest.setTimeout(120_000);
@@ -27,12 +27,10 @@ function rng(seed: number): () => number {
 describe('finance journal queries', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  let journal: JournalRepository;
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_finance_api');
     ds = await openServiceDataSource(ledgerDataSourceOptions(db.url));
-    journal = new JournalRepository(ds);
     const r = rng(42);
     // 3,000 entries over 20 days, in batches (as the consumer inserts them), many sharing an effective time.
     for (let b = 0; b < 30; b++) {
@@ -62,8 +60,8 @@ describe('finance journal queries', () => {
     const times = [new Date(T0), new Date(T0 + DAY), new Date(T0 + 5 * DAY - 1), new Date(T0 + 30 * DAY), ...Array.from({ length: 60 }, () => new Date(T0 + Math.floor(r() * 22 * DAY)))];
     for (const t of times) {
       for (const scope of [{ all: true }, { ownerId: 'o1' }, { providerId: 'p1' }] as AccountScope[]) {
-        expect(await journal.balancesAsOf(scope, t)).toEqual(await naive(scope, t, true));
-        expect(await journal.balancesBefore(scope, t)).toEqual(await naive(scope, t, false));
+        expect(await Journal.balancesAsOf(ds, scope, t)).toEqual(await naive(scope, t, true));
+        expect(await Journal.balancesBefore(ds, scope, t)).toEqual(await naive(scope, t, false));
       }
     }
   });
@@ -75,7 +73,7 @@ describe('finance journal queries', () => {
       const seen: JournalLine[] = [];
       let after: JournalPosition | undefined;
       for (;;) {
-        const page = await journal.page({ ownerId: 'o1', asset: 'USDC' }, after, size);
+        const page = await Journal.page(ds, { ownerId: 'o1', asset: 'USDC' }, after, size);
         seen.push(...page);
         if (page.length < size) break;
         after = page[page.length - 1]!;
@@ -83,12 +81,12 @@ describe('finance journal queries', () => {
       expect(seen.map((l) => ({ posting_id: l.postingId, seq: l.seq }))).toEqual(expected);
     }
     const streamed: JournalLine[] = [];
-    for await (const l of journal.all({ ownerId: 'o1', asset: 'USDC' }, 13)) streamed.push(l);
+    for await (const l of Journal.all(ds, { ownerId: 'o1', asset: 'USDC' }, 13)) streamed.push(l);
     expect(streamed.length).toBe(expected.length);
   });
 
   it('a statement opens with the balances before `from`, closes with those before `to`, and its lines are the difference', async () => {
-    const statements = new StatementUseCase(journal);
+    const statements = new StatementUseCase(ds);
     const from = new Date(T0 + 3 * DAY + 5 * 3_600_000);
     const to = new Date(T0 + 9 * DAY);
     const s = await statements.json({ ownerId: 'o1' }, from, to);

@@ -8,7 +8,7 @@
 import { type DataSource } from 'typeorm';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase, overlappingTransactions } from '@tollgate/testing';
-import { PgReplayStore } from '../src/lib/mpp/mpp-replay.repository';
+import { PgReplayStore } from '../src/lib/mpp/pg-replay-store';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 
 /** mppx's `Store.tryClaim` calls the store's own `tryClaim` (mppx itself cannot load under jest: it is ESM only). */

@@ -8,7 +8,6 @@ import { discoveryDataSourceOptions } from './discovery.datasource-options';
 import { DiscoveryEventsHost } from './discovery-events.host';
 import { type DiscoveryOptions } from './discovery.options';
 import { ProvidersController } from './register-provider/providers.controller';
-import { ProvidersRepository } from './register-provider/providers.repository';
 import { RegisterProviderUseCase } from './register-provider/register-provider.usecase';
 import { ToolsController } from './review-tool/tools.controller';
 import { ReviewToolUseCase } from './review-tool/review-tool.usecase';
@@ -30,7 +29,6 @@ export class DiscoveryModule {
         PublishToolService,
         SyncProviderUseCase,
         RegisterProviderUseCase,
-        ProvidersRepository,
         ReviewToolUseCase,
         ProviderSyncScheduler,
         DiscoveryEventsHost,

@@ -7,9 +7,6 @@ import { AuthenticateUseCase } from './authenticate/authenticate.usecase';
 import { IdentityCache } from './authenticate/identity-cache.service';
 import { CallTasksUseCase } from './call-tasks/call-tasks.usecase';
 import { CallToolUseCase } from './call-tool/call-tool.usecase';
-import { CallsRepository } from './calls/calls.repository';
-import { IdentitiesRepository } from './authenticate/identities.repository';
-import { SignInsRepository } from './sign-in/sign-ins.repository';
 import { AccessPolicyController } from './access-policy/access-policy.controller';
 import { AccessPolicyService } from './access-policy/access-policy.service';
 import { PolicyToolsHost } from './access-policy/policy-tools.host';
@@ -36,7 +33,6 @@ import { ConsentController } from './oauth/consent.controller';
 import { AdminGrantsController, OAuthGrants, OwnerGrantsController } from './oauth/grants.controller';
 import { TollgateOAuthProvider } from './oauth/oauth-provider';
 import { OAuthRoutes } from './oauth/oauth-routes';
-import { OAuthRepository } from './oauth/oauth.repository';
 import { OwnerApproval } from './sign-in/owner-approval';
 
 /** The gateway's services, repositories and jobs (the options and the outbox writer are per registration). */
@@ -46,9 +42,6 @@ const GATEWAY_PROVIDERS = [
   IdentityCache,
   CallToolUseCase,
   CallTasksUseCase,
-  CallsRepository,
-  IdentitiesRepository,
-  SignInsRepository,
   CallWaiters,
   CatalogIndex,
   SemanticIndex,
@@ -66,7 +59,6 @@ const GATEWAY_PROVIDERS = [
   GatewayEventsHost,
   McpServers,
   OwnerApproval,
-  OAuthRepository,
   TollgateOAuthProvider,
   OAuthRoutes,
   OAuthGrants,

@@ -17,8 +17,6 @@ import { JournalController } from './query-journal/journal.controller';
 import { ArchiveController } from './archive-events/archive.controller';
 import { ArchiveEventUseCase } from './archive-events/archive-event.usecase';
 import { VerifyArchiveUseCase } from './archive-events/verify-archive.usecase';
-import { JournalRepository } from './query-journal/journal.repository';
-import { SettledCallsRepository } from './export-usage/settled-calls.repository';
 import { UsageExportController } from './export-usage/usage-export.controller';
 import { StatementUseCase } from './query-journal/statement.usecase';
 import { ConsoleController } from './finance-console/console.controller';
@@ -35,7 +33,7 @@ export class LedgerModule {
       controllers: [CallsController, BalancesController, FinanceTokensController, JournalController, ArchiveController, ReconciliationController, ConsoleController, UsageExportController],
       providers: [
         { provide: LEDGER_OPTIONS, useValue: options }, adminTokenProvider(LEDGER_ADMIN, options.adminToken), FinanceTokensUseCase, FinanceAuthGuard,
-        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, JournalRepository, StatementUseCase, ArchiveEventUseCase, VerifyArchiveUseCase, ReconciliationUseCase, SettledCallsRepository],
+        RecordTimelineUseCase, ProjectJournalUseCase, GetCallTimelineUseCase, LedgerEventsHost, StatementUseCase, ArchiveEventUseCase, VerifyArchiveUseCase, ReconciliationUseCase],
     };
   }
 }

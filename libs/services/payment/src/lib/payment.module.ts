@@ -17,7 +17,6 @@ import { MppSteps } from './mpp/mpp-steps';
 import { X402Payments } from './attempts/x402-payments';
 import { X402AttemptsController } from './attempts/x402-attempts.controller';
 import { SpendPolicyController } from './spend-policy/spend-policy.controller';
-import { SpendPoliciesRepository } from './spend-policy/spend-policies.repository';
 import { LocalChainState, LocalFacilitator } from './x402/local-facilitator';
 import { RpcChainState } from './x402/rpc-chain-state';
 import { type ChainState, X402_CHAIN } from './x402/chain-state';
@@ -63,7 +62,6 @@ export class PaymentModule {
         { provide: X402_FACILITATOR, useValue: x402.facilitator },
         { provide: X402_CHAIN, useValue: x402.chain },
         FundWalletUseCase,
-        SpendPoliciesRepository,
         PlaceHoldUseCase,
         X402Payments,
         MppPayments,

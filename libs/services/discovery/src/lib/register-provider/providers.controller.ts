@@ -1,11 +1,14 @@
 import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { DiscoveryAdminGuard } from '../discovery-admin.guard';
+import { DISCOVERY } from '../discovery.constants';
 import { type SyncReport, SyncProviderUseCase } from '../sync-provider/sync-provider.usecase';
 import { ProviderSyncScheduler } from '../watch-providers/provider-sync.scheduler';
 import { RegisterProviderDto } from './register-provider.dto';
 import { RegisterProviderUseCase } from './register-provider.usecase';
-import { ProvidersRepository } from './providers.repository';
+import { Providers } from './providers.repository';
 
 @ApiTags('providers')
 @ApiBearerAuth()
@@ -16,7 +19,7 @@ export class ProvidersController {
     private readonly register: RegisterProviderUseCase,
     private readonly sync: SyncProviderUseCase,
     private readonly scheduler: ProviderSyncScheduler,
-    private readonly providers: ProvidersRepository,
+    @InjectDataSource(DISCOVERY) private readonly dataSource: DataSource,
   ) {}
 
   /** Registers or updates a provider and syncs it; returns the sync report (tools, refused tools, removals). */
@@ -38,7 +41,7 @@ export class ProvidersController {
 
   @Get()
   async list() {
-    const rows = await this.providers.all();
+    const rows = await Providers.all(this.dataSource, );
     return {
       providers: rows.map((r) => ({
         providerId: r.provider_id, transport: r.transport, endpoint: r.endpoint, command: r.command, health: r.health,

@@ -13,7 +13,7 @@ import { checkResult } from './check-result';
 import {
   type AttemptCommand, type AttemptOutcome, type Dispatch, type ExecutionResult, readBackResource, type ReadBackOutcome, toResult, upstreamTarget,
 } from './dispatch';
-import { PendingCallsRepository } from './pending-calls.repository';
+import { PendingCalls } from './pending-calls.repository';
 import { ProviderSlots } from './provider-slots';
 import { usageReportOf } from './usage-report';
 import { type ProgressRelay, relayProgress } from './progress-relay';
@@ -37,7 +37,6 @@ const DEFAULT_PROVIDER_CONCURRENCY = 64;
 export class DispatchCallUseCase {
   /** Calls this process is performing now: the stall sweep leaves them alone. */
   readonly inFlight = new Set<string>();
-  private readonly pending = new PendingCallsRepository();
   /** Each provider's bound of calls at once: a slow provider holds up its own calls only. */
   readonly slots: ProviderSlots;
 
@@ -62,7 +61,7 @@ export class DispatchCallUseCase {
 
   /** R7: the binding is checked again right before the I/O: the catalog may have dropped it since the dispatch was recorded. */
   private async bindingStillServes(toolId: string, binding: ToolBindingDto): Promise<boolean> {
-    const t = await this.pending.bindingsOf(this.dataSource, toolId);
+    const t = await PendingCalls.bindingsOf(this.dataSource, toolId);
     return t?.status === 'active' && t.bindings.some((b) => b.bindingId === binding.bindingId && b.health !== 'unhealthy');
   }
 

@@ -13,7 +13,7 @@ import {
 } from './dispatch';
 import { compareReadBack, eligibleBindings } from './call-policy';
 import { DispatchCallUseCase } from './dispatch-call.usecase';
-import { type LoadedPendingCall, PendingCallsRepository, type ToolBindingRow } from './pending-calls.repository';
+import { type LoadedPendingCall, PendingCalls, type ToolBindingRow } from './pending-calls.repository';
 import { RejectParkedCallUseCase } from './reject-parked-call.usecase';
 
 /** What a batch reads once for all its calls: the tools the ready calls name, and the time the decisions are made at. */
@@ -33,7 +33,6 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
   readonly service = 'execution';
   readonly decisions = ['readyToDispatch', 'isCancelDue'];
   readonly store;
-  private readonly pending = new PendingCallsRepository();
 
   constructor(
     @InjectDataSource(EXECUTION) readonly dataSource: DataSource,
@@ -42,14 +41,14 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
     private readonly rejectParked: RejectParkedCallUseCase,
   ) {
     this.store = {
-      lock: (m: EntityManager, ids: readonly string[]) => this.pending.lockLives(m, ids),
+      lock: (m: EntityManager, ids: readonly string[]) => PendingCalls.lockLives(m, ids),
       save: (m: EntityManager, changes: readonly LifeChange<LoadedPendingCall, Extra>[]) => this.save(m, changes),
     };
   }
 
   async prepare(m: EntityManager, lives: readonly CallState[]): Promise<Context> {
     const toolIds = [...new Set(lives.filter(readyToDispatch).map((l) => l.request!.toolId))];
-    return { tools: await this.pending.toolsOf(m, toolIds), now: Date.now() };
+    return { tools: await PendingCalls.toolsOf(m, toolIds), now: Date.now() };
   }
 
   decide({ before, life, inputs, context }: DecideInput<LoadedPendingCall, Context>): Decision<AttemptCommand, Extra> {
@@ -92,7 +91,7 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
 
   /** The states (with the columns the sweeps query), and the reconciliation's record of a call whose verdict is owed or given. */
   private async save(m: EntityManager, changes: readonly LifeChange<LoadedPendingCall, Extra>[]): Promise<void> {
-    await this.pending.saveLives(m, changes.map((c) => ({ life: c.life, ...c.extra })));
+    await PendingCalls.saveLives(m, changes.map((c) => ({ life: c.life, ...c.extra })));
     await Reconciliations.record(m, changes.map((c) => ({ before: c.before?.life, life: c.life, ...(c.extra?.resolution ? { resolution: c.extra.resolution } : {}) })));
   }
 }

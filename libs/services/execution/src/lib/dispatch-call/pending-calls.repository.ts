@@ -51,17 +51,17 @@ export interface PendingCallChange {
 
 type Executor = Pick<EntityManager, 'query'>;
 
-export class PendingCallsRepository {
+export const PendingCalls = {
   /** The states of these calls, locked; a call not seen yet gets its row first (`lockCallRows`). */
   lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedPendingCall>> {
     return lockCallRows(m, PENDING_CALL, ['intent_id', 'life', 'arguments'], intentIds);
-  }
+  },
 
   /** One call's state as it is now (unlocked), or undefined when execution never heard of it. */
   async lifeOf(m: Executor, intentId: string): Promise<CallState | undefined> {
     const [row] = await select(m, PENDING_CALL, ['life'], 'SELECT life FROM execution.pending_call WHERE intent_id = $1', [intentId]);
     return row?.life;
-  }
+  },
 
   /** These tools' bindings: the active ones (to dispatch), or whatever their status (to reconcile a call made earlier). */
   async toolsOf(m: Executor, toolIds: readonly string[], which: 'active' | 'any' = 'active'): Promise<Map<string, ToolBindingRow>> {
@@ -69,7 +69,7 @@ export class PendingCallsRepository {
     const rows = await select(m, TOOL_BINDING, ['tool_id', 'bindings', 'output_schema', 'kind', 'read_back', 'status'],
       `SELECT tool_id, bindings, output_schema, kind, read_back, status FROM execution.tool_binding WHERE tool_id = ANY($1) AND ($2 = 'any' OR status = 'active')`, [toolIds, which]);
     return new Map(rows.map((r) => [r.tool_id, r]));
-  }
+  },
 
   /** Execution's copy of a tool from the catalog (CatalogToolChanged): inserted, or replaced whole. */
   async saveTool(m: Executor, tool: CatalogToolChangedPayload): Promise<void> {
@@ -82,13 +82,13 @@ export class PendingCallsRepository {
       [tool.toolId, tool.name, tool.version, tool.status, JSON.stringify(tool.bindings), tool.outputSchema ? JSON.stringify(tool.outputSchema) : null,
         tool.annotations ? JSON.stringify(tool.annotations) : null, tool.kind, tool.readBack ? JSON.stringify(tool.readBack) : null],
     );
-  }
+  },
 
   /** One tool's bindings and status as they are now (R7: checked again right before each attempt's I/O). */
   async bindingsOf(m: Executor, toolId: string): Promise<Pick<ToolBindingRow, 'bindings' | 'status'> | undefined> {
     const [t] = await select(m, TOOL_BINDING, ['bindings', 'status'], 'SELECT bindings, status FROM execution.tool_binding WHERE tool_id = $1', [toolId]);
     return t;
-  }
+  },
 
   /** Saves every changed call (locked by `lockLives`) in one statement; the request's columns come from the state. */
   async saveLives(m: Executor, changes: readonly PendingCallChange[]): Promise<void> {
@@ -107,5 +107,5 @@ export class PendingCallsRepository {
         changes.map((c) => req(c)?.mcpUrlId ?? null), changes.map((c) => c.life.held?.holdId ?? null),
         changes.map((c) => inFlightAttempt(c.life) ?? null), changes.map((c) => awaitingVerdict(c.life) ?? null)],
     );
-  }
-}
+  },
+};

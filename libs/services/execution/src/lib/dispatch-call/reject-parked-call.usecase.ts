@@ -5,7 +5,7 @@ import { EffectRejected, type EffectRejectedPayload } from '@tollgate/contracts'
 import { type OutboxWriter } from '@tollgate/messaging';
 import { trySavepoint } from '@tollgate/persistence';
 import { EXECUTION_OUTBOX } from '../execution.constants';
-import { PendingCallsRepository } from './pending-calls.repository';
+import { PendingCalls } from './pending-calls.repository';
 
 /** The agent error of a call execution parked before sending it: a platform fault, nothing performed, hold refunded. */
 export const PARKED_REJECTION_CODE = 'INTERNAL_SERVER_ERROR';
@@ -19,7 +19,6 @@ export const PARKED_REJECTION_CODE = 'INTERNAL_SERVER_ERROR';
  */
 @Injectable()
 export class RejectParkedCallUseCase {
-  private readonly pending = new PendingCallsRepository();
 
   constructor(@Inject(EXECUTION_OUTBOX) private readonly outbox: OutboxWriter) {}
 
@@ -32,9 +31,9 @@ export class RejectParkedCallUseCase {
     };
     let sent = false;
     await trySavepoint(manager, 'parked_rejection', async () => {
-      const life = (await this.pending.lockLives(manager, [intentId])).get(intentId)?.life ?? initialState(intentId);
+      const life = (await PendingCalls.lockLives(manager, [intentId])).get(intentId)?.life ?? initialState(intentId);
       sent = !mayRejectUnsent(life);
-      if (!sent) await this.pending.saveLives(manager, [{ life: evolve(life, callEvent('EffectRejected', rejected)) }]);
+      if (!sent) await PendingCalls.saveLives(manager, [{ life: evolve(life, callEvent('EffectRejected', rejected)) }]);
     });
     if (!sent) await this.outbox.append(manager, EffectRejected, rejected, causationId ? { causationId } : {});
   }

@@ -7,7 +7,7 @@ import { createLogger } from '@tollgate/observability';
 import { type Resolution } from '../dispatch-call/dispatch';
 import { callAuthority, DispatchCallUseCase } from '../dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from '../dispatch-call/dispatch.workflow';
-import { PendingCallsRepository, type ToolBindingRow } from '../dispatch-call/pending-calls.repository';
+import { PendingCalls, type ToolBindingRow } from '../dispatch-call/pending-calls.repository';
 import { EXECUTION, EXECUTION_OPTIONS } from '../execution.constants';
 import { type ExecutionOptions } from '../execution.options';
 import { type OpenCase, Reconciliations } from '../dispatch-call/reconciliations.repository';
@@ -31,7 +31,6 @@ const logger = createLogger(EXECUTION);
  */
 @Injectable()
 export class ReconcileCallsUseCase {
-  private readonly pending = new PendingCallsRepository();
 
   constructor(
     @InjectDataSource(EXECUTION) private readonly dataSource: DataSource,
@@ -49,7 +48,7 @@ export class ReconcileCallsUseCase {
       await feedResult(this.workflow, { type: 'stalled', intentId: s.intent_id, attempt: s.in_flight_attempt });
     }
     const open = await Reconciliations.openCases(this.dataSource, 20);
-    const tools = await this.pending.toolsOf(this.dataSource, [...new Set(open.flatMap((c) => (c.tool_id ? [c.tool_id] : [])))], 'any');
+    const tools = await PendingCalls.toolsOf(this.dataSource, [...new Set(open.flatMap((c) => (c.tool_id ? [c.tool_id] : [])))], 'any');
     for (const c of open) {
       await this.tryCase(c, c.tool_id ? tools.get(c.tool_id) : undefined).catch((err) => logger.error({ err, intentId: c.intent_id }, 'reconciliation attempt failed'));
     }
@@ -82,7 +81,7 @@ export class ReconcileCallsUseCase {
 
   /** An operator's (or the reconciler's) decision, recorded once with who, when and why: `not_open` when no verdict is owed. */
   async resolve(intentId: string, r: Resolution): Promise<'resolved' | 'not_open'> {
-    const life = await this.pending.lifeOf(this.dataSource, intentId);
+    const life = await PendingCalls.lifeOf(this.dataSource, intentId);
     const attempt = life && awaitingVerdict(life);
     if (attempt === undefined) return 'not_open';
     const emitted = await feedResult(this.workflow, { type: 'verdict', intentId, attempt, resolution: r });

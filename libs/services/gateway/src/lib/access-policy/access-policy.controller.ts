@@ -1,9 +1,12 @@
 import { BadRequestException, Body, Controller, NotFoundException, Param, ParseUUIDPipe, Put, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
 import { adminTokenGuard } from '@tollgate/http';
 import { POLICY_LIMITS } from '@tollgate/policy';
-import { IdentitiesRepository } from '../authenticate/identities.repository';
+import { Identities } from '../authenticate/identities.repository';
+import { GATEWAY } from '../gateway.constants';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
 import { AccessPolicyService, PolicyRejected, type PolicySubject } from './access-policy.service';
 
@@ -19,20 +22,20 @@ export class PutAccessPolicyDto {
 export class AccessPolicyController {
   constructor(
     private readonly policies: AccessPolicyService,
-    private readonly identities: IdentitiesRepository,
+    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
   ) {}
 
   /** A new version of the owner's access policy; it applies to every call of the owner's agents from now on. */
   @Put('owners/:ownerId/access-policy')
   async putOwner(@Param('ownerId', new ParseUUIDPipe()) ownerId: string, @Body() dto: PutAccessPolicyDto) {
-    if (!(await this.identities.ownerExists(ownerId))) throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
+    if (!(await Identities.ownerExists(this.dataSource, ownerId))) throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
     return this.put('owner', ownerId, dto.policy);
   }
 
   /** A new version of the URL's access policy; it applies on top of the owner's. */
   @Put('mcp-urls/:slug/access-policy')
   async putUrl(@Param('slug') slug: string, @Body() dto: PutAccessPolicyDto) {
-    const urlId = await this.identities.urlIdOf(slug);
+    const urlId = await Identities.urlIdOf(this.dataSource, slug);
     if (!urlId) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
     return this.put('url', urlId, dto.policy);
   }

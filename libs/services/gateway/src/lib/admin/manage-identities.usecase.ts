@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { IdentitiesRepository, type UrlProfileColumn } from '../authenticate/identities.repository';
+import { Identities, type UrlProfileColumn } from '../authenticate/identities.repository';
 import { hashCredential } from '../authenticate/credential-hash';
 import { IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY } from '../gateway.constants';
@@ -13,19 +13,18 @@ import { type McpUrlProfileDto } from './admin.dto';
 export class ManageIdentitiesUseCase {
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
-    private readonly identities: IdentitiesRepository,
     private readonly identityCache: IdentityCache,
   ) {}
 
   async createOwner(name: string): Promise<{ ownerId: string }> {
     const ownerId = randomUUID();
-    await this.identities.insertOwner(ownerId, name);
+    await Identities.insertOwner(this.dataSource, ownerId, name);
     return { ownerId };
   }
 
   async createAgent(ownerId: string, name: string): Promise<{ agentId: string }> {
     const agentId = randomUUID();
-    if (!(await this.identities.insertAgent(agentId, ownerId, name))) throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
+    if (!(await Identities.insertAgent(this.dataSource, agentId, ownerId, name))) throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
     return { agentId };
   }
 
@@ -33,12 +32,12 @@ export class ManageIdentitiesUseCase {
   async issueCredential(agentId: string, db?: Pick<DataSource, 'query'>, slug?: string): Promise<{ credentialId: string; credential: string }> {
     const credentialId = randomUUID();
     const credential = `tg_${randomBytes(32).toString('base64url')}`;
-    if (!(await this.identities.insertCredential(credentialId, agentId, hashCredential(credential), db, slug))) throw new NotFoundException({ code: 'AGENT_NOT_FOUND', message: 'No such agent.' });
+    if (!(await Identities.insertCredential(db ?? this.dataSource, credentialId, agentId, hashCredential(credential), slug))) throw new NotFoundException({ code: 'AGENT_NOT_FOUND', message: 'No such agent.' });
     return { credentialId, credential };
   }
 
   async revokeCredential(credentialId: string): Promise<{ credentialId: string; revokedAt: string }> {
-    const revokedAt = await this.identities.revokeCredential(credentialId);
+    const revokedAt = await Identities.revokeCredential(this.dataSource, credentialId);
     if (!revokedAt) throw new NotFoundException({ code: 'CREDENTIAL_NOT_FOUND', message: 'No such credential.' });
     await this.identityChanged();
     return { credentialId, revokedAt: revokedAt.toISOString() };
@@ -48,7 +47,7 @@ export class ManageIdentitiesUseCase {
   async createMcpUrl(slug: string, ownerId?: string, profile: McpUrlProfileDto = {}): Promise<{ mcpUrlId: string; path: string }> {
     const mcpUrlId = randomUUID();
     try {
-      await this.identities.insertUrl(mcpUrlId, slug, ownerId ?? null);
+      await Identities.insertUrl(this.dataSource, mcpUrlId, slug, ownerId ?? null);
     } catch (e) {
       if ((e as { code?: string }).code === '23505') throw new ConflictException({ code: 'SLUG_TAKEN', message: `The URL /mcp/${slug} exists already.` });
       if ((e as { code?: string }).code === '23503') throw new NotFoundException({ code: 'OWNER_NOT_FOUND', message: 'No such owner.' });
@@ -59,7 +58,7 @@ export class ManageIdentitiesUseCase {
   }
 
   async disableMcpUrl(slug: string): Promise<{ slug: string; disabledAt: string }> {
-    const disabledAt = await this.identities.disableUrl(slug);
+    const disabledAt = await Identities.disableUrl(this.dataSource, slug);
     if (!disabledAt) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
     await this.identityChanged();
     return { slug, disabledAt: disabledAt.toISOString() };
@@ -74,7 +73,7 @@ export class ManageIdentitiesUseCase {
     if (p.scopeCategories !== undefined) columns.scope_categories = p.scopeCategories === null ? null : JSON.stringify(p.scopeCategories.map((c) => c.toLowerCase()));
     if (p.providerRules !== undefined) columns.provider_rules = p.providerRules === null ? null : JSON.stringify(p.providerRules);
     if (Object.keys(columns).length === 0) return { slug };
-    const found = await this.identities.updateUrlProfile(slug, columns);
+    const found = await Identities.updateUrlProfile(this.dataSource, slug, columns);
     await this.identityChanged();
     if (!found) throw new NotFoundException({ code: 'MCP_URL_NOT_FOUND', message: 'No MCP server at this URL' });
     return { slug };

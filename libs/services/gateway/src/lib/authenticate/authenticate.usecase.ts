@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { hashCredential } from './credential-hash';
+import { GATEWAY } from '../gateway.constants';
 import { type UrlProfile } from '../catalog/catalog-access';
 import { bearerSecret } from '@tollgate/http';
 import { type LimitName, RateLimits } from '../rate-limit/rate-limits.service';
 import { IdentityCache } from './identity-cache.service';
-import { IdentitiesRepository, type McpUrlRow } from './identities.repository';
+import { Identities, type McpUrlRow } from './identities.repository';
 
 /** Who is calling, derived only from the credential and the URL (C2). */
 export interface CallerIdentity {
@@ -38,18 +41,18 @@ export function profileOf(u: McpUrlRow): UrlProfile {
 @Injectable()
 export class AuthenticateUseCase {
   constructor(
-    private readonly identities: IdentitiesRepository,
+    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     private readonly limits: RateLimits,
     private readonly cache: IdentityCache,
   ) {}
 
   async execute(slug: string, authorization: string | undefined, clientAddress: string): Promise<AuthOutcome> {
     const lower = slug.toLowerCase();
-    const url = await this.cache.get(`url:${lower}`, () => this.identities.enabledUrl(lower));
+    const url = await this.cache.get(`url:${lower}`, () => Identities.enabledUrl(this.dataSource, lower));
     if (!url) return { ok: false, code: 'MCP_URL_NOT_FOUND' };
     const secret = bearerSecret(authorization);
     const hash = secret ? hashCredential(secret) : undefined;
-    const cred = hash ? await this.cache.get(`cred:${hash}`, () => this.identities.liveCredential(hash)) : undefined;
+    const cred = hash ? await this.cache.get(`cred:${hash}`, () => Identities.liveCredential(this.dataSource, hash)) : undefined;
     // An OAuth access token is good for the one URL its grant names (RFC 8707); elsewhere it is no credential at all.
     if (!cred || (cred.mcp_url_id && cred.mcp_url_id !== url.mcp_url_id)) return this.failed(clientAddress, secret);
     // A private URL exists only for its owner's agents: to anyone else it is not there.

@@ -5,7 +5,7 @@ import { isAnswered, mayCancel, wasCancelled } from '@tollgate/call-life';
 import { CallCancelRequested } from '@tollgate/contracts';
 import { type OutboxWriter } from '@tollgate/messaging';
 import { type CallerIdentity } from '../authenticate/authenticate.usecase';
-import { CallsRepository } from '../calls/calls.repository';
+import { Calls } from '../calls/calls.repository';
 import { GATEWAY, GATEWAY_OUTBOX } from '../gateway.constants';
 import { type CallTask, taskOf } from './call-task';
 
@@ -28,12 +28,11 @@ export class CallTasksUseCase {
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
-    private readonly calls: CallsRepository,
   ) {}
 
   async get(caller: CallerIdentity, taskId: string): Promise<CallTask | undefined> {
     if (!UUID.test(taskId)) return undefined;
-    const call = await this.calls.find(taskId);
+    const call = await Calls.find(this.dataSource, taskId);
     return call && call.agent_id === caller.agentId ? taskOf(call) : undefined;
   }
 
@@ -41,8 +40,8 @@ export class CallTasksUseCase {
   async cancel(caller: CallerIdentity, taskId: string): Promise<CancelOutcome> {
     if (!UUID.test(taskId)) return { outcome: 'unknown' };
     return this.dataSource.transaction(async (m) => {
-      const life = (await this.calls.lockLives(m, [taskId])).get(taskId);
-      const call = life && (await this.calls.find(taskId, m));
+      const life = (await Calls.lockLives(m, [taskId])).get(taskId);
+      const call = life && (await Calls.find(m, taskId));
       if (!life || !call || call.agent_id !== caller.agentId) return { outcome: 'unknown' };
       if (wasCancelled(life)) return { outcome: 'requested' };
       if (isAnswered(life)) return { outcome: 'refused', reason: 'The call already has its answer; there is nothing left to cancel. tasks/get returns it.' };

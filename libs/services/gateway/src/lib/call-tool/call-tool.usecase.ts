@@ -16,7 +16,7 @@ import { GATEWAY, GATEWAY_OPTIONS, GATEWAY_OUTBOX } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { checkCatalogArguments } from '../hosted-tools/hosted-tools';
 import { readOperationKey, requestHashOf } from '../operation-key/operation-key';
-import { CallsRepository } from '../calls/calls.repository';
+import { Calls } from '../calls/calls.repository';
 import { CatalogTools } from '../sync-catalog/catalog-tools.repository';
 import { answerOf, outcomeHeld, type ToolCallResult } from './call-answer';
 
@@ -49,7 +49,6 @@ export class CallToolUseCase {
     private readonly waiters: CallWaiters,
     private readonly accessPolicy: AccessPolicyService,
     private readonly catalog: CatalogIndex,
-    private readonly calls: CallsRepository,
   ) {}
 
   async execute(call: ToolCallRequest): Promise<ToolCallResult> {
@@ -113,7 +112,7 @@ export class CallToolUseCase {
     const firstWake = this.waiters.next(request.intentId, this.recheckMs(Date.now() + waitMs));
     const created = await this.dataSource.transaction(async (m) => {
       if (request.operationKey !== undefined && !(await this.takeKey(m, caller, request, requestHash))) return false;
-      await this.calls.insert(m, {
+      await Calls.insert(m, {
         intent_id: request.intentId, agent_id: caller.agentId, mcp_url_id: caller.mcpUrlId, tool_id: request.toolId, price_minor: request.price.amountMinor,
         asset: request.price.asset, asset_decimals: decimals ?? null, access_policy: (request.accessPolicy as Record<string, unknown> | undefined) ?? null,
         operation_key: request.operationKey ?? null, deadline_at: new Date(request.deadlineAt), life: evolve(initialState(request.intentId), callEvent('CallRequested', request)),
@@ -135,10 +134,10 @@ export class CallToolUseCase {
    */
   private async takeKey(m: EntityManager, caller: CallerIdentity, request: CallRequestedPayload, requestHash: string): Promise<boolean> {
     const key = { agentId: caller.agentId, key: request.operationKey!, toolId: request.toolId, requestHash, intentId: request.intentId };
-    if (await this.calls.claimKey(m, key)) return true;
-    const held = await this.calls.lockKey(m, caller.agentId, key.key);
+    if (await Calls.claimKey(m, key)) return true;
+    const held = await Calls.lockKey(m, caller.agentId, key.key);
     if (!held || held.request_hash !== requestHash || !mayRetryUnderSameKey(held.life)) return false;
-    await this.calls.retakeKey(m, caller.agentId, key.key, request.intentId);
+    await Calls.retakeKey(m, caller.agentId, key.key, request.intentId);
     return true;
   }
 
@@ -151,7 +150,7 @@ export class CallToolUseCase {
 
   /** A request whose operation key is already known: never a second call (B5, C6). */
   private async repeat(caller: CallerIdentity, key: string, requestHash: string): Promise<ToolCallResult> {
-    const op = (await this.calls.findKey(caller.agentId, key))!;
+    const op = (await Calls.findKey(this.dataSource, caller.agentId, key))!;
     if (op.request_hash !== requestHash) {
       return agentErrorResult({
         code: 'IDEMPOTENCY_KEY_REUSED', retryable: false, intentId: op.intent_id,
@@ -159,7 +158,7 @@ export class CallToolUseCase {
         details: { originalToolId: op.tool_id },
       });
     }
-    const call = (await this.calls.find(op.intent_id))!;
+    const call = (await Calls.find(this.dataSource, op.intent_id))!;
     switch (repeatVerdict(call.life, { createdAt: call.created_at, answerExpired: call.answer_expired_at !== null }, Date.now())) {
       case 'replay': {
         const stored = answerOf(call);
@@ -203,7 +202,7 @@ export class CallToolUseCase {
       woken = this.waiters.next(intentId, this.recheckMs(deadline));
       // Stopping: the database may be refusing sessions already — then the request answers "still running" (no result
       // in it, so nothing to withhold).
-      const call = await this.calls.findForCaller(intentId, caller.credentialId, caller.mcpUrlId).catch((err: unknown) => {
+      const call = await Calls.findForCaller(this.dataSource, intentId, caller.credentialId, caller.mcpUrlId).catch((err: unknown) => {
         if (this.waiters.stopping) return null;
         throw err;
       });

@@ -1,9 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { type CallState, isAnswered, type UpstreamResult } from '@tollgate/call-life';
 import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
-import { GATEWAY } from '../gateway.constants';
 import { ANSWERING_TOPICS, OUTCOMES_CONSUMER } from './outcome-events';
 
 /** `gateway.call`: one row per call, its life as the call-life model's state plus the columns its queries need. */
@@ -70,9 +67,7 @@ export interface CallChange {
 type Executor = Pick<EntityManager, 'query'>;
 
 /** Every statement on `gateway.call` and `gateway.operation_key`. */
-@Injectable()
-export class CallsRepository {
-  constructor(@InjectDataSource(GATEWAY) private readonly dataSource: DataSource) {}
+export const Calls = {
 
   async insert(m: Executor, call: NewCall): Promise<void> {
     await m.query(
@@ -81,20 +76,20 @@ export class CallsRepository {
       [call.intent_id, call.agent_id, call.mcp_url_id, call.tool_id, call.price_minor, call.asset, call.asset_decimals,
         call.access_policy ? JSON.stringify(call.access_policy) : null, call.operation_key, call.deadline_at, JSON.stringify(call.life)],
     );
-  }
+  },
 
-  async find(intentId: string, m: Executor = this.dataSource): Promise<StoredCall | undefined> {
+  async find(m: Executor, intentId: string): Promise<StoredCall | undefined> {
     const [row] = await select(m, CALL_AS_READ, STORED,
       `SELECT k.intent_id, k.agent_id, k.tool_id, k.asset, k.asset_decimals, k.created_at, k.life, k.result, k.answer_expired_at, ${OUTCOME_PARKED}
          FROM gateway.call k WHERE k.intent_id = $1`, [intentId]);
     return row;
-  }
+  },
 
   /** The states of these calls, locked for this transaction (in key order: two batches never wait on each other in a circle). */
   async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, CallState>> {
     const rows = await select(m, CALL, ['intent_id', 'life'], 'SELECT intent_id, life FROM gateway.call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [intentIds]);
     return new Map(rows.map((r) => [r.intent_id, r.life]));
-  }
+  },
 
   /** Saves states (and `answered`, from the model) in one statement; a body arrived in the batch replaces the stored one. */
   async saveLives(m: Executor, changes: readonly CallChange[]): Promise<void> {
@@ -107,21 +102,21 @@ export class CallsRepository {
       [changes.map((c) => c.intentId), changes.map((c) => JSON.stringify(c.life)), changes.map((c) => (c.body ? JSON.stringify(c.body) : null)),
         changes.map((c) => isAnswered(c.life))],
     );
-  }
+  },
 
   /**
    * Free calls of these tools the agent used today (since 00:00 UTC): calls whose hold was a free one — what payment
    * counts against the quota (the model's `usedFreeCall`).
    */
-  async freeCallsUsedToday(agentId: string, toolIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = await select(this.dataSource, FREE_CALLS_USED, ['tool_id', 'used'],
+  async freeCallsUsedToday(m: Executor, agentId: string, toolIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await select(m, FREE_CALLS_USED, ['tool_id', 'used'],
       `SELECT tool_id, count(*)::int AS used FROM gateway.call
         WHERE agent_id = $1 AND tool_id = ANY($2) AND (life->'held'->>'free')::boolean
           AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
         GROUP BY tool_id`,
       [agentId, toolIds]);
     return new Map(rows.map((r) => [r.tool_id, r.used]));
-  }
+  },
 
   /** Claims an operation key for a new call; false when the agent already used it (B5: the primary key decides). */
   async claimKey(m: Executor, key: { agentId: string; key: string; toolId: string; requestHash: string; intentId: string }): Promise<boolean> {
@@ -130,7 +125,7 @@ export class CallsRepository {
        ON CONFLICT (agent_id, key) DO NOTHING RETURNING intent_id`,
       [key.agentId, key.key, key.toolId, key.requestHash, key.intentId]);
     return claimed.length > 0;
-  }
+  },
 
   /** The key's current call and its state, locked: whether a retry may take the key over is the model's decision. */
   async lockKey(m: Executor, agentId: string, key: string): Promise<{ intent_id: string; tool_id: string; request_hash: string; life: CallState } | undefined> {
@@ -139,29 +134,29 @@ export class CallsRepository {
         WHERE k.agent_id = $1 AND k.key = $2 FOR UPDATE OF k`,
       [agentId, key]);
     return row;
-  }
+  },
 
   async retakeKey(m: Executor, agentId: string, key: string, intentId: string): Promise<void> {
     await m.query('UPDATE gateway.operation_key SET intent_id = $3 WHERE agent_id = $1 AND key = $2', [agentId, key, intentId]);
-  }
+  },
 
-  async findKey(agentId: string, key: string): Promise<{ intent_id: string; tool_id: string; request_hash: string } | undefined> {
-    const [row] = await select(this.dataSource, OPERATION_KEY, ['intent_id', 'tool_id', 'request_hash'],
+  async findKey(m: Executor, agentId: string, key: string): Promise<{ intent_id: string; tool_id: string; request_hash: string } | undefined> {
+    const [row] = await select(m, OPERATION_KEY, ['intent_id', 'tool_id', 'request_hash'],
       'SELECT intent_id, tool_id, request_hash FROM gateway.operation_key WHERE agent_id = $1 AND key = $2', [agentId, key]);
     return row;
-  }
+  },
 
   /**
    * A call as its waiting request reads it, with R7's check in the same statement: whether the credential and the
    * URL still grant access (checked again after the call's I/O).
    */
-  async findForCaller(intentId: string, credentialId: string, mcpUrlId: string): Promise<(StoredCall & { access_held: boolean }) | undefined> {
-    const [row] = await select(this.dataSource, CALL_AS_READ, [...STORED, 'access_held'],
+  async findForCaller(m: Executor, intentId: string, credentialId: string, mcpUrlId: string): Promise<(StoredCall & { access_held: boolean }) | undefined> {
+    const [row] = await select(m, CALL_AS_READ, [...STORED, 'access_held'],
       `SELECT k.intent_id, k.agent_id, k.tool_id, k.asset, k.asset_decimals, k.created_at, k.life, k.result, k.answer_expired_at, ${OUTCOME_PARKED},
               coalesce((SELECT c.revoked_at IS NULL AND u.disabled_at IS NULL FROM gateway.credential c, gateway.mcp_url u
                          WHERE c.credential_id = $2 AND u.mcp_url_id = $3), false) AS access_held
          FROM gateway.call k WHERE k.intent_id = $1`,
       [intentId, credentialId, mcpUrlId]);
     return row;
-  }
-}
+  },
+};

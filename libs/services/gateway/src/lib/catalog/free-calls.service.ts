@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { CallsRepository } from '../calls/calls.repository';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { Calls } from '../calls/calls.repository';
+import { GATEWAY } from '../gateway.constants';
 import { type CatalogTool } from './catalog-access';
 
 /**
@@ -10,13 +13,13 @@ import { type CatalogTool } from './catalog-access';
  */
 @Injectable()
 export class FreeCallsService {
-  constructor(private readonly calls: CallsRepository) {}
+  constructor(@InjectDataSource(GATEWAY) private readonly dataSource: DataSource) {}
 
   async leftToday(agentId: string, tools: CatalogTool[]): Promise<Map<string, number | null>> {
     const out = new Map<string, number | null>(tools.map((t) => [t.name, null]));
     const quota = tools.filter((t) => typeof t.freeCallsPerDay === 'number');
     if (quota.length === 0) return out;
-    const used = await this.calls.freeCallsUsedToday(agentId, quota.map((t) => t.toolId));
+    const used = await Calls.freeCallsUsedToday(this.dataSource, agentId, quota.map((t) => t.toolId));
     for (const t of quota) out.set(t.name, Math.max(0, t.freeCallsPerDay! - (used.get(t.toolId) ?? 0)));
     return out;
   }

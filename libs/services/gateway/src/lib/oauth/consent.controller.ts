@@ -9,8 +9,8 @@ import { ManageIdentitiesUseCase } from '../admin/manage-identities.usecase';
 import { hashCredential } from '../authenticate/credential-hash';
 import { GATEWAY } from '../gateway.constants';
 import { escapeHtml, OwnerApproval, ownerPageHeaders, page } from '../sign-in/owner-approval';
-import { SignInsRepository } from '../sign-in/sign-ins.repository';
-import { OAuthRepository, type OAuthRequestRead } from './oauth.repository';
+import { SignIns } from '../sign-in/sign-ins.repository';
+import { OAuthRecords, type OAuthRequestRead } from './oauth.repository';
 
 export class ConsentDto {
   @IsIn(['approve', 'deny']) decision!: 'approve' | 'deny';
@@ -34,9 +34,7 @@ function answerUrl(r: OAuthRequestRead, params: Record<string, string>): string 
 export class ConsentController {
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
-    private readonly repository: OAuthRepository,
     private readonly owners: OwnerApproval,
-    private readonly signIns: SignInsRepository,
     private readonly identities: ManageIdentitiesUseCase,
   ) {}
 
@@ -44,7 +42,7 @@ export class ConsentController {
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   async show(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Res() res: Response): Promise<void> {
-    const r = await this.repository.request(requestId);
+    const r = await OAuthRecords.request(this.dataSource, requestId);
     if (!r) return void res.status(404).send(page('Sign-in not found', '<p>This sign-in link is not valid.</p>'));
     if (r.expired || r.decided_at) return void res.status(410).send(page('Sign-in ended', '<p>This sign-in has ended. Start it again from the app.</p>'));
     // The form's answer redirects to the client, so its origin is a form target too.
@@ -61,19 +59,19 @@ as a new agent of yours. It can do what that agent may on that URL, and spend fr
   @Post(':requestId')
   @Header('Cache-Control', 'no-store')
   async decide(@Param('requestId', new ParseUUIDPipe()) requestId: string, @Body() dto: ConsentDto, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const r = await this.repository.request(requestId);
+    const r = await OAuthRecords.request(this.dataSource, requestId);
     // The answer redirects to the client, so its origin is a form target here too.
     ownerPageHeaders(res, r ? [new URL(r.redirect_uri).origin] : []);
     if (!r) return void res.status(404).type('html').send(page('Sign-in not found', '<p>This sign-in link is not valid.</p>'));
     if (r.expired || r.decided_at) return void res.status(410).type('html').send(page('Sign-in ended', '<p>This sign-in has ended. Start it again from the app.</p>'));
     if (dto.decision === 'deny') {
-      await this.repository.deny(requestId);
+      await OAuthRecords.deny(this.dataSource, requestId);
       return void res.redirect(303, answerUrl(r, { error: 'access_denied', error_description: 'The owner denied the request.' }));
     }
     const refused = (status: number, text: string) => void res.status(status).type('html').send(page('Not allowed', `<p>${escapeHtml(text)}</p>`));
     const owner = await this.owners.ownerOf(dto.ownerKey ?? '', req.ip ?? 'unknown');
     if (!owner.ok) return owner.reason === 'limited' ? refused(429, 'Too many attempts. Wait a minute, then try again.') : refused(403, 'That owner key is not valid.');
-    const url = await this.signIns.urlOwner(r.slug);
+    const url = await SignIns.urlOwner(this.dataSource, r.slug);
     if (!url || (url.owner_id && url.owner_id !== owner.ownerId)) return refused(404, 'No MCP server at this URL for your account.');
     const code = await this.grant(r, owner.ownerId);
     if (!code) return refused(409, 'This sign-in was already decided.');
@@ -86,7 +84,7 @@ as a new agent of yours. It can do what that agent may on that URL, and spend fr
     const code = `tgo_${randomBytes(32).toString('base64url')}`;
     const grant = { grant_id: randomUUID(), client_id: r.client_id, client_name: r.client_name, owner_id: ownerId, agent_id: agentId, mcp_url_id: r.mcp_url_id, scopes: r.scopes };
     return this.dataSource.transaction(async (m) => {
-      if (await this.repository.approve(m, r.request_id, grant, hashCredential(code))) return code;
+      if (await OAuthRecords.approve(m, r.request_id, grant, hashCredential(code))) return code;
       throw new AlreadyDecided();
     }).catch((e: unknown) => {
       if (e instanceof AlreadyDecided) return undefined;

@@ -8,7 +8,7 @@ import { adminTokenGuard } from '@tollgate/http';
 import { IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { OwnerApproval } from '../sign-in/owner-approval';
-import { OAuthRepository, type ListedGrant } from './oauth.repository';
+import { type ListedGrant, OAuthRecords } from './oauth.repository';
 
 export class OwnerKeyDto {
   @IsString() @Length(1, 200) ownerKey!: string;
@@ -32,16 +32,15 @@ function view(g: ListedGrant) {
 export class OAuthGrants {
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
-    private readonly repository: OAuthRepository,
     private readonly cache: IdentityCache,
   ) {}
 
   async list(ownerId?: string) {
-    return { grants: (await this.repository.listGrants(ownerId)).map(view) };
+    return { grants: (await OAuthRecords.listGrants(this.dataSource, ownerId)).map(view) };
   }
 
   async revoke(grantId: string, ownerId?: string) {
-    if (!(await this.repository.revokeGrant(grantId, ownerId))) throw new NotFoundException({ code: 'GRANT_NOT_FOUND', message: 'No such live grant.' });
+    if (!(await OAuthRecords.revokeGrant(this.dataSource, grantId, ownerId))) throw new NotFoundException({ code: 'GRANT_NOT_FOUND', message: 'No such live grant.' });
     await this.cache.changed(this.dataSource);
     return { grantId, revoked: true };
   }

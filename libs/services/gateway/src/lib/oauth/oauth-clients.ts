@@ -5,7 +5,8 @@ import { type OAuthClientInformationFull } from '@modelcontextprotocol/sdk/share
 import { DEFAULT_OUTBOUND_POLICY, fetchLimited, type OutboundPolicy } from '@tollgate/http';
 import { createLogger } from '@tollgate/observability';
 import { checkClientMetadata } from './oauth-inputs';
-import { type OAuthRepository } from './oauth.repository';
+import { type DataSource } from 'typeorm';
+import { OAuthRecords } from './oauth.repository';
 
 const logger = createLogger('gateway').child({ component: 'oauth-clients' });
 
@@ -38,7 +39,7 @@ export class OAuthClients implements OAuthRegisteredClientsStore {
   private readonly fetching = new Map<string, Promise<OAuthClientInformationFull | undefined>>();
 
   constructor(
-    private readonly repository: OAuthRepository,
+    private readonly dataSource: Pick<DataSource, 'query'>,
     private readonly allowLoopbackHttp: boolean,
     private readonly outbound: OutboundPolicy = DEFAULT_OUTBOUND_POLICY,
   ) {}
@@ -46,7 +47,7 @@ export class OAuthClients implements OAuthRegisteredClientsStore {
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
     const url = metadataDocumentUrl(clientId, this.allowLoopbackHttp);
     if (url) return this.fromDocument(clientId, url);
-    const metadata = await this.repository.registeredClient(clientId);
+    const metadata = await OAuthRecords.registeredClient(this.dataSource, clientId);
     return metadata && ({ ...metadata, client_id: clientId } as OAuthClientInformationFull);
   }
 
@@ -58,7 +59,7 @@ export class OAuthClients implements OAuthRegisteredClientsStore {
     // The gateway names the client; a registration never chooses its own client_id.
     const clientId = `tgc_${randomUUID().replace(/-/g, '')}`;
     const full = { ...client, client_id: clientId, client_id_issued_at: Math.floor(Date.now() / 1000) };
-    await this.repository.registerClient(clientId, full);
+    await OAuthRecords.registerClient(this.dataSource, clientId, full);
     return full;
   }
 

@@ -8,12 +8,12 @@ import { type AuthorizationParams, type OAuthServerProvider } from '@modelcontex
 import { type AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { type OAuthClientInformationFull, type OAuthTokenRevocationRequest, type OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { hashCredential } from '../authenticate/credential-hash';
-import { IdentitiesRepository } from '../authenticate/identities.repository';
+import { Identities } from '../authenticate/identities.repository';
 import { IdentityCache } from '../authenticate/identity-cache.service';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { OAuthClients } from './oauth-clients';
-import { OAuthRepository, type OAuthGrantRow } from './oauth.repository';
+import { OAuthRecords, type OAuthGrantRow } from './oauth.repository';
 
 /** The one scope: use the MCP URL the token is bound to, as the approved agent. */
 export const MCP_SCOPE = 'mcp';
@@ -44,11 +44,9 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
   constructor(
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
-    private readonly repository: OAuthRepository,
-    private readonly identities: IdentitiesRepository,
     private readonly cache: IdentityCache,
   ) {
-    this.clientsStore = new OAuthClients(repository, options.oauth?.loopbackHttpClientIds ?? false, options.oauth?.outbound);
+    this.clientsStore = new OAuthClients(dataSource, options.oauth?.loopbackHttpClientIds ?? false, options.oauth?.outbound);
   }
 
   /** Records the request and sends the browser to the owner's consent page (`res.locals.oauthBase`: the base URL the client used). */
@@ -56,10 +54,10 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
     const base = String(res.locals['oauthBase']);
     const slug = slugOfResource(params.resource, base);
     if (!slug) throw new InvalidTargetError(`Name the MCP URL to sign in to as the resource parameter: ${base}/mcp/<slug>.`);
-    const url = await this.identities.enabledUrl(slug);
+    const url = await Identities.enabledUrl(this.dataSource, slug);
     if (!url) throw new InvalidTargetError(`No MCP server at ${base}/mcp/${slug}.`);
     const requestId = randomUUID();
-    await this.repository.insertRequest({
+    await OAuthRecords.insertRequest(this.dataSource, {
       request_id: requestId, client_id: client.client_id, client_name: (client.client_name ?? client.client_id).slice(0, 200), redirect_uri: params.redirectUri,
       code_challenge: params.codeChallenge, state: params.state ?? null, scopes: MCP_SCOPE, resource: `${base}/mcp/${slug}`, issuer: base,
       mcp_url_id: url.mcp_url_id, expires_at: new Date(Date.now() + REQUEST_TTL_MS),
@@ -70,20 +68,20 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
   /** The SDK asks this first (PKCE), so a replayed code is caught here. */
   async challengeForAuthorizationCode(_client: OAuthClientInformationFull, code: string): Promise<string> {
     const codeHash = hashCredential(code);
-    const r = await this.repository.requestOfCode(codeHash);
+    const r = await OAuthRecords.requestOfCode(this.dataSource, codeHash);
     return r ? r.code_challenge : this.refuseCode(codeHash);
   }
 
   async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
     const codeHash = hashCredential(code);
-    const r = await this.repository.requestOfCode(codeHash);
+    const r = await OAuthRecords.requestOfCode(this.dataSource, codeHash);
     if (!r || r.client_id !== client.client_id) return this.refuseCode(codeHash);
     if (redirectUri !== undefined && redirectUri !== r.redirect_uri) throw new InvalidGrantError('redirect_uri differs from the authorization request.');
     if (resource && resource.href.replace(/\/$/, '') !== r.resource) throw new InvalidTargetError('The resource differs from the one the owner approved.');
     const tokens = await this.dataSource.transaction(async (m) => {
       // The row lock of the redemption orders racing requests: one redeems, the others find it used.
-      const grantId = await this.repository.redeem(m, codeHash);
-      const grant = grantId ? await this.repository.liveGrant(m, grantId) : undefined;
+      const grantId = await OAuthRecords.redeem(m, codeHash);
+      const grant = grantId ? await OAuthRecords.liveGrant(m, grantId) : undefined;
       return grant && this.issue(m, grant);
     });
     // A request that lost the race presented a used code: a replay, handled as one (after the winner committed).
@@ -94,17 +92,17 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
     if (scopes?.some((s) => s !== MCP_SCOPE)) throw new InvalidGrantError('A refresh never widens the grant.');
     const hash = hashCredential(refreshToken);
     // A rotated-away refresh token presented again: someone else holds the grant's tokens. End it (OAuth 2.1 rotation).
-    const reused = await this.repository.grantOfRotatedRefresh(hash);
+    const reused = await OAuthRecords.grantOfRotatedRefresh(this.dataSource, hash);
     if (reused) {
-      if (await this.repository.revokeGrant(reused)) await this.cache.changed(this.dataSource);
+      if (await OAuthRecords.revokeGrant(this.dataSource, reused)) await this.cache.changed(this.dataSource);
       throw new InvalidGrantError('The refresh token was already used: the grant is revoked, and the owner must approve again.');
     }
     return this.dataSource.transaction(async (m) => {
-      const grant = await this.repository.grantOfRefresh(m, hash);
+      const grant = await OAuthRecords.grantOfRefresh(m, hash);
       if (!grant || grant.client_id !== client.client_id) throw new InvalidGrantError('The refresh token is invalid, expired, rotated or revoked.');
       if (resource) {
         const slug = slugOfResource(resource, resource.origin);
-        const url = slug ? await this.identities.enabledUrl(slug) : undefined;
+        const url = slug ? await Identities.enabledUrl(this.dataSource, slug) : undefined;
         if (url?.mcp_url_id !== grant.mcp_url_id) throw new InvalidTargetError('A refresh is for the MCP URL the owner approved, never another.');
       }
       return this.issue(m, grant);
@@ -113,7 +111,7 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
 
   /** The SDK's bearer middleware is not used (the MCP routes authenticate credentials and tokens alike); kept for completeness. */
   async verifyAccessToken(token: string): Promise<AuthInfo> {
-    const cred = await this.identities.liveCredential(hashCredential(token));
+    const cred = await Identities.liveCredential(this.dataSource, hashCredential(token));
     if (!cred?.mcp_url_id) throw new InvalidTokenError('The access token is invalid, expired or revoked.');
     return { token, clientId: cred.agent_id, scopes: [MCP_SCOPE] };
   }
@@ -123,24 +121,24 @@ export class TollgateOAuthProvider implements OAuthServerProvider {
    * a token issued to another client is refused and changes nothing (section 2.1).
    */
   async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-    const grant = await this.repository.grantOfToken(hashCredential(request.token));
+    const grant = await OAuthRecords.grantOfToken(this.dataSource, hashCredential(request.token));
     if (!grant) return;
     if (grant.client_id !== client.client_id) throw new UnauthorizedClientError('The token was not issued to this client.');
-    if (await this.repository.revokeGrant(grant.grant_id)) await this.cache.changed(this.dataSource);
+    if (await OAuthRecords.revokeGrant(this.dataSource, grant.grant_id)) await this.cache.changed(this.dataSource);
   }
 
-  private async issue(m: Parameters<OAuthRepository['issueTokens']>[0], grant: OAuthGrantRow): Promise<OAuthTokens> {
+  private async issue(m: Parameters<typeof OAuthRecords.issueTokens>[0], grant: OAuthGrantRow): Promise<OAuthTokens> {
     const { accessTtlS, refreshTtlS } = { ...OAUTH_DEFAULTS, ...this.options.oauth };
     const access = newSecret('tga_');
     const refresh = newSecret('tgr_');
-    await this.repository.issueTokens(m, grant, { credentialId: randomUUID(), accessHash: hashCredential(access), accessTtlS, refreshHash: hashCredential(refresh), refreshTtlS });
+    await OAuthRecords.issueTokens(m, grant, { credentialId: randomUUID(), accessHash: hashCredential(access), accessTtlS, refreshHash: hashCredential(refresh), refreshTtlS });
     return { access_token: access, token_type: 'Bearer', expires_in: accessTtlS, refresh_token: refresh, scope: grant.scopes };
   }
 
   /** A code that is not live: a replayed one revokes what it granted (OAuth 2.1, section 4.1.3). */
   private async refuseCode(codeHash: string): Promise<never> {
-    const replayed = await this.repository.grantOfCodeReplay(codeHash);
-    if (replayed && (await this.repository.revokeGrant(replayed))) await this.cache.changed(this.dataSource);
+    const replayed = await OAuthRecords.grantOfCodeReplay(this.dataSource, codeHash);
+    if (replayed && (await OAuthRecords.revokeGrant(this.dataSource, replayed))) await this.cache.changed(this.dataSource);
     throw new InvalidGrantError('The authorization code is invalid, expired or used.');
   }
 }

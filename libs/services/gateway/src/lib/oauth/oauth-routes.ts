@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { type INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
-import { IdentitiesRepository } from '../authenticate/identities.repository';
+import { Identities } from '../authenticate/identities.repository';
+import { GATEWAY } from '../gateway.constants';
 import { GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
 import { RateLimits } from '../rate-limit/rate-limits.service';
@@ -37,7 +40,7 @@ export class OAuthRoutes {
   constructor(
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
     provider: TollgateOAuthProvider,
-    private readonly identities: IdentitiesRepository,
+    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     limits: RateLimits,
   ) {
     const router = express.Router();
@@ -83,7 +86,7 @@ export class OAuthRoutes {
   private async resourceMetadata(req: Request, res: Response): Promise<void> {
     const slug = String(req.params['slug']).toLowerCase();
     res.setHeader('Access-Control-Allow-Origin', '*');
-    if (!(await this.identities.enabledUrl(slug))) {
+    if (!(await Identities.enabledUrl(this.dataSource, slug))) {
       res.status(404).json({ error: 'not_found', error_description: 'No MCP server at this URL' });
       return;
     }

@@ -1,8 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
-import { GATEWAY } from '../gateway.constants';
 
 /** `gateway.oauth_client`: a client registered dynamically (RFC 7591), with the metadata it registered. */
 export const OAUTH_CLIENT = defineTable('gateway.oauth_client', {
@@ -59,32 +56,32 @@ const LISTED_GRANT = defineTable('(oauth grant, listed)', { ...OAUTH_GRANT.colum
 export type ListedGrant = RowOf<typeof LISTED_GRANT>;
 
 /** Every statement of the OAuth sign-in: clients, requests with their codes, grants with their refresh and access tokens. */
-@Injectable()
-export class OAuthRepository {
-  constructor(@InjectDataSource(GATEWAY) private readonly dataSource: DataSource) {}
+type Executor = Pick<EntityManager, 'query'>;
 
-  async registeredClient(clientId: string): Promise<Record<string, unknown> | undefined> {
-    const [row] = await select(this.dataSource, OAUTH_CLIENT, ['metadata'], 'SELECT metadata FROM gateway.oauth_client WHERE client_id = $1', [clientId]);
+export const OAuthRecords = {
+
+  async registeredClient(m: Executor, clientId: string): Promise<Record<string, unknown> | undefined> {
+    const [row] = await select(m, OAUTH_CLIENT, ['metadata'], 'SELECT metadata FROM gateway.oauth_client WHERE client_id = $1', [clientId]);
     return row?.metadata;
-  }
+  },
 
-  async registerClient(clientId: string, metadata: Record<string, unknown>): Promise<void> {
-    await this.dataSource.query('INSERT INTO gateway.oauth_client (client_id, metadata) VALUES ($1, $2)', [clientId, JSON.stringify(metadata)]);
-  }
+  async registerClient(m: Executor, clientId: string, metadata: Record<string, unknown>): Promise<void> {
+    await m.query('INSERT INTO gateway.oauth_client (client_id, metadata) VALUES ($1, $2)', [clientId, JSON.stringify(metadata)]);
+  },
 
-  async insertRequest(r: NewOAuthRequest): Promise<void> {
-    await this.dataSource.query(
+  async insertRequest(m: Executor, r: NewOAuthRequest): Promise<void> {
+    await m.query(
       `INSERT INTO gateway.oauth_request (request_id, client_id, client_name, redirect_uri, code_challenge, state, scopes, resource, issuer, mcp_url_id, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [r.request_id, r.client_id, r.client_name, r.redirect_uri, r.code_challenge, r.state, r.scopes, r.resource, r.issuer, r.mcp_url_id, r.expires_at]);
-  }
+  },
 
   /** A request with its URL's slug and whether it has expired. */
-  async request(requestId: string): Promise<OAuthRequestRead | undefined> {
-    const [row] = await select(this.dataSource, REQUEST_READ, [...(Object.keys(OAUTH_REQUEST.columns) as (keyof OAuthRequestRow)[]), 'expired', 'slug'],
+  async request(m: Executor, requestId: string): Promise<OAuthRequestRead | undefined> {
+    const [row] = await select(m, REQUEST_READ, [...(Object.keys(OAUTH_REQUEST.columns) as (keyof OAuthRequestRow)[]), 'expired', 'slug'],
       `SELECT r.*, r.expires_at <= now() AS expired, u.slug FROM gateway.oauth_request r JOIN gateway.mcp_url u USING (mcp_url_id) WHERE r.request_id = $1`, [requestId]);
     return row;
-  }
+  },
 
   /** The owner's decision, once: the grant and the request's code (hashed) in one transaction; false when decided before. */
   async approve(m: EntityManager, requestId: string, grant: Pick<OAuthGrantRow, 'grant_id' | 'client_id' | 'client_name' | 'owner_id' | 'agent_id' | 'mcp_url_id' | 'scopes'>, codeHash: string): Promise<boolean> {
@@ -94,44 +91,44 @@ export class OAuthRepository {
     return returnedRows<unknown>(await m.query(
       `UPDATE gateway.oauth_request SET code_hash = $2, grant_id = $3, decided_at = now(), expires_at = now() + interval '60 seconds'
         WHERE request_id = $1 AND decided_at IS NULL AND expires_at > now() RETURNING request_id`, [requestId, codeHash, grant.grant_id])).length > 0;
-  }
+  },
 
   /** A denied request ends (its code never exists). */
-  async deny(requestId: string): Promise<boolean> {
-    return returnedRows<unknown>(await this.dataSource.query(
+  async deny(m: Executor, requestId: string): Promise<boolean> {
+    return returnedRows<unknown>(await m.query(
       'UPDATE gateway.oauth_request SET decided_at = now() WHERE request_id = $1 AND decided_at IS NULL RETURNING request_id', [requestId])).length > 0;
-  }
+  },
 
   /** The live code's request (approved, unredeemed, unexpired) — for PKCE's challenge and the exchange. */
-  async requestOfCode(codeHash: string): Promise<OAuthRequestRow | undefined> {
-    const [row] = await select(this.dataSource, OAUTH_REQUEST, Object.keys(OAUTH_REQUEST.columns) as (keyof OAuthRequestRow)[],
+  async requestOfCode(m: Executor, codeHash: string): Promise<OAuthRequestRow | undefined> {
+    const [row] = await select(m, OAUTH_REQUEST, Object.keys(OAUTH_REQUEST.columns) as (keyof OAuthRequestRow)[],
       'SELECT * FROM gateway.oauth_request WHERE code_hash = $1 AND redeemed_at IS NULL AND expires_at > now() AND grant_id IS NOT NULL', [codeHash]);
     return row;
-  }
+  },
 
   /** Redeems a code once; a second redemption (a replayed code) revokes the grant it made, as OAuth 2.1 asks. */
   async redeem(m: EntityManager, codeHash: string): Promise<string | undefined> {
     const [row] = await select(m, OAUTH_REQUEST, ['grant_id'],
       'UPDATE gateway.oauth_request SET redeemed_at = now() WHERE code_hash = $1 AND redeemed_at IS NULL AND expires_at > now() RETURNING grant_id', [codeHash]);
     return row?.grant_id ?? undefined;
-  }
+  },
 
-  async grantOfCodeReplay(codeHash: string): Promise<string | undefined> {
-    const [row] = await select(this.dataSource, OAUTH_REQUEST, ['grant_id'], 'SELECT grant_id FROM gateway.oauth_request WHERE code_hash = $1 AND redeemed_at IS NOT NULL', [codeHash]);
+  async grantOfCodeReplay(m: Executor, codeHash: string): Promise<string | undefined> {
+    const [row] = await select(m, OAUTH_REQUEST, ['grant_id'], 'SELECT grant_id FROM gateway.oauth_request WHERE code_hash = $1 AND redeemed_at IS NOT NULL', [codeHash]);
     return row?.grant_id ?? undefined;
-  }
+  },
 
   /** A live grant by its current refresh token, locked for the rotation. */
   async grantOfRefresh(m: EntityManager, refreshHash: string): Promise<OAuthGrantRow | undefined> {
     const [row] = await select(m, OAUTH_GRANT, GRANT_COLUMNS,
       'SELECT * FROM gateway.oauth_grant WHERE refresh_hash = $1 AND revoked_at IS NULL AND refresh_expires_at > now() FOR UPDATE', [refreshHash]);
     return row;
-  }
+  },
 
   async liveGrant(m: EntityManager, grantId: string): Promise<OAuthGrantRow | undefined> {
     const [row] = await select(m, OAUTH_GRANT, GRANT_COLUMNS, 'SELECT * FROM gateway.oauth_grant WHERE grant_id = $1 AND revoked_at IS NULL', [grantId]);
     return row;
-  }
+  },
 
   /** The grant's new refresh token (the old one stops working) and a new access token: a credential of its agent bound to its URL. */
   async issueTokens(m: EntityManager, g: OAuthGrantRow, t: { credentialId: string; accessHash: string; accessTtlS: number; refreshHash: string; refreshTtlS: number }): Promise<void> {
@@ -143,42 +140,40 @@ export class OAuthRepository {
       `INSERT INTO gateway.credential (credential_id, agent_id, secret_hash, grant_id, mcp_url_id, expires_at)
        VALUES ($1, $2, $3, $4, $5, now() + ($6::int * interval '1 second'))`,
       [t.credentialId, g.agent_id, t.accessHash, g.grant_id, g.mcp_url_id, t.accessTtlS]);
-  }
+  },
 
   /** The live grant whose previous (rotated) refresh token hashes to `hash`: that token is being reused. */
-  async grantOfRotatedRefresh(refreshHash: string): Promise<string | undefined> {
-    const [row] = await select(this.dataSource, OAUTH_GRANT, ['grant_id'],
+  async grantOfRotatedRefresh(m: Executor, refreshHash: string): Promise<string | undefined> {
+    const [row] = await select(m, OAUTH_GRANT, ['grant_id'],
       'SELECT grant_id FROM gateway.oauth_grant WHERE previous_refresh_hash = $1 AND revoked_at IS NULL', [refreshHash]);
     return row?.grant_id;
-  }
+  },
 
   /** The grant (and its client) whose token (access or refresh) hashes to `hash`, if any. */
-  async grantOfToken(hash: string): Promise<Pick<OAuthGrantRow, 'grant_id' | 'client_id'> | undefined> {
-    const [row] = await select(this.dataSource, OAUTH_GRANT, ['grant_id', 'client_id'],
+  async grantOfToken(m: Executor, hash: string): Promise<Pick<OAuthGrantRow, 'grant_id' | 'client_id'> | undefined> {
+    const [row] = await select(m, OAUTH_GRANT, ['grant_id', 'client_id'],
       `SELECT grant_id, client_id FROM gateway.oauth_grant WHERE grant_id = (
          SELECT grant_id FROM gateway.oauth_grant WHERE refresh_hash = $1
          UNION ALL SELECT grant_id FROM gateway.credential WHERE secret_hash = $1 AND grant_id IS NOT NULL LIMIT 1)`, [hash]);
     return row;
-  }
+  },
 
   /** Revokes a grant and every access token it issued; `ownerId` limits it to that owner's grants. False: no such live grant. */
-  async revokeGrant(grantId: string, ownerId?: string): Promise<boolean> {
-    return this.dataSource.transaction(async (m) => {
-      const done = returnedRows<unknown>(await m.query(
-        `UPDATE gateway.oauth_grant SET revoked_at = now(), refresh_hash = NULL, previous_refresh_hash = NULL WHERE grant_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR owner_id = $2) RETURNING grant_id`,
-        [grantId, ownerId ?? null]));
-      // Only a grant this caller may revoke loses its tokens: a refused attempt changes nothing.
-      if (done.length === 0) return false;
-      await m.query('UPDATE gateway.credential SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL', [grantId]);
-      return true;
-    });
-  }
+  async revokeGrant(m: Executor, grantId: string, ownerId?: string): Promise<boolean> {
+    // One statement: only a grant this caller may revoke loses its tokens (a refused attempt changes nothing).
+    return returnedRows<unknown>(await m.query(
+      `WITH g AS (UPDATE gateway.oauth_grant SET revoked_at = now(), refresh_hash = NULL, previous_refresh_hash = NULL
+                   WHERE grant_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR owner_id = $2) RETURNING grant_id),
+            c AS (UPDATE gateway.credential SET revoked_at = now() WHERE grant_id IN (SELECT grant_id FROM g) AND revoked_at IS NULL)
+       SELECT grant_id FROM g`,
+      [grantId, ownerId ?? null])).length > 0;
+  },
 
   /** Grants, newest first (at most 500), with their URL and how many of their access tokens are live. */
-  async listGrants(ownerId?: string): Promise<ListedGrant[]> {
-    return select(this.dataSource, LISTED_GRANT, [...GRANT_COLUMNS, 'slug', 'live_tokens'],
+  async listGrants(m: Executor, ownerId?: string): Promise<ListedGrant[]> {
+    return select(m, LISTED_GRANT, [...GRANT_COLUMNS, 'slug', 'live_tokens'],
       `SELECT g.*, u.slug, (SELECT count(*)::int FROM gateway.credential c WHERE c.grant_id = g.grant_id AND c.revoked_at IS NULL AND c.expires_at > now()) AS live_tokens
          FROM gateway.oauth_grant g JOIN gateway.mcp_url u USING (mcp_url_id)
         WHERE ($1::uuid IS NULL OR g.owner_id = $1) ORDER BY g.created_at DESC LIMIT 500`, [ownerId ?? null]);
-  }
-}
+  },
+};

@@ -3,7 +3,7 @@ import { type EntityManager } from 'typeorm';
 import { type CallState, isAnswered, resultAttempt, type UpstreamResult } from '@tollgate/call-life';
 import { type EventDefinition } from '@tollgate/contracts';
 import { type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type ParkedContext } from '@tollgate/messaging';
-import { CallsRepository } from '../calls/calls.repository';
+import { Calls } from '../calls/calls.repository';
 import { CallWaiters } from '../call-tool/call-waiters.service';
 import { ANSWERING_TOPICS, OUTCOMES_CONSUMER } from '../calls/outcome-events';
 
@@ -20,16 +20,14 @@ export class OutcomeWorkflow implements CallWorkflow<Row, string, Extra> {
   readonly name = OUTCOMES_CONSUMER;
   readonly service = 'gateway';
   readonly decisions = ['isAnswered, repeatVerdict, receiptOf'];
-  readonly store;
+  readonly store = {
+    lock: async (m: EntityManager, ids: readonly string[]) => new Map([...(await Calls.lockLives(m, ids))].map(([id, life]) => [id, { life }])),
+    // Only calls this gateway recorded have a row; facts of any other call change nothing.
+    save: (m: EntityManager, changes: readonly LifeChange<Row, Extra>[]) =>
+      Calls.saveLives(m, changes.filter((c) => c.before).map((c) => ({ intentId: c.intentId, life: c.life, ...c.extra }))),
+  };
 
-  constructor(calls: CallsRepository, private readonly waiters: CallWaiters) {
-    this.store = {
-      lock: async (m: EntityManager, ids: readonly string[]) => new Map([...(await calls.lockLives(m, ids))].map(([id, life]) => [id, { life }])),
-      // Only calls this gateway recorded have a row; facts of any other call change nothing.
-      save: (m: EntityManager, changes: readonly LifeChange<Row, Extra>[]) =>
-        calls.saveLives(m, changes.filter((c) => c.before).map((c) => ({ intentId: c.intentId, life: c.life, ...c.extra }))),
-    };
-  }
+  constructor(private readonly waiters: CallWaiters) {}
 
   decide({ before, life, inputs }: DecideInput<Row, undefined>): Decision<string, Extra> {
     if (!before) return {};

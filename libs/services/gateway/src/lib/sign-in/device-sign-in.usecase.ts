@@ -7,7 +7,7 @@ import { ManageIdentitiesUseCase } from '../admin/manage-identities.usecase';
 import { hashCredential } from '../authenticate/credential-hash';
 import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { type GatewayOptions } from '../gateway.options';
-import { SignInsRepository } from './sign-ins.repository';
+import { SignIns } from './sign-ins.repository';
 
 export type PollOutcome = SignInPoll;
 
@@ -30,22 +30,21 @@ export class DeviceSignInUseCase {
     @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
     private readonly identities: ManageIdentitiesUseCase,
-    private readonly signIns: SignInsRepository,
   ) {}
 
   async start(deviceName: string, slug: string, publicBase: string): Promise<SignInStarted | undefined> {
-    if (!(await this.signIns.urlIsEnabled(slug))) return undefined;
+    if (!(await SignIns.urlIsEnabled(this.dataSource, slug))) return undefined;
     const requestId = randomUUID();
     const pollToken = randomBytes(32).toString('base64url');
     const code = Array.from({ length: 8 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
     const userCode = `${code.slice(0, 4)}-${code.slice(4)}`;
     const expiresAt = new Date(Date.now() + this.options.signInTtlMs);
-    await this.signIns.insert({ request_id: requestId, poll_hash: hashCredential(pollToken), user_code: userCode, device_name: deviceName, slug, expires_at: expiresAt });
+    await SignIns.insert(this.dataSource, { request_id: requestId, poll_hash: hashCredential(pollToken), user_code: userCode, device_name: deviceName, slug, expires_at: expiresAt });
     return { requestId, pollToken, userCode, approvalUrl: `${publicBase}/signin/approve/${requestId}`, expiresAt: expiresAt.toISOString(), intervalMs: 1000 };
   }
 
   async describe(requestId: string): Promise<{ userCode: string; deviceName: string; slug: string; status: string; expired: boolean } | undefined> {
-    const r = await this.signIns.find(requestId);
+    const r = await SignIns.find(this.dataSource, requestId);
     return r && { userCode: r.user_code, deviceName: r.device_name, slug: r.slug, status: r.status, expired: r.expired };
   }
 
@@ -55,22 +54,22 @@ export class DeviceSignInUseCase {
     if (!req) return { ok: false, reason: 'unknown' };
     if (req.expired) return { ok: false, reason: 'expired' };
     if (req.status !== 'pending') return { ok: false, reason: 'not_pending' };
-    const url = await this.signIns.urlOwner(req.slug);
+    const url = await SignIns.urlOwner(this.dataSource, req.slug);
     if (!url || (url.owner_id && url.owner_id !== ownerId)) return { ok: false, reason: 'url_not_found' };
     const { agentId } = await this.identities.createAgent(ownerId, `Device: ${req.deviceName}`.slice(0, 200));
-    if (!(await this.signIns.approve(requestId, ownerId, agentId))) return { ok: false, reason: 'not_pending' };
+    if (!(await SignIns.approve(this.dataSource, requestId, ownerId, agentId))) return { ok: false, reason: 'not_pending' };
     return { ok: true, agentId, deviceName: req.deviceName };
   }
 
   /** The device's poll: after approval the credential is minted and handed over exactly once (one transaction). */
   async poll(requestId: string, pollToken: string): Promise<PollOutcome> {
     const collected = await this.dataSource.transaction(async (tx) => {
-      const row = await this.signIns.collect(tx, requestId, hashCredential(pollToken));
+      const row = await SignIns.collect(tx, requestId, hashCredential(pollToken));
       // Bound to the one URL the owner approved, as an OAuth access token is: the device reaches nothing else.
       return row && { ...row, credential: (await this.identities.issueCredential(row.agent_id, tx, row.slug)).credential };
     });
     if (collected) return { status: 'approved', credential: collected.credential, agentId: collected.agent_id, mcpPath: `/mcp/${collected.slug}` };
-    const r = await this.signIns.findForDevice(requestId, hashCredential(pollToken));
+    const r = await SignIns.findForDevice(this.dataSource, requestId, hashCredential(pollToken));
     if (!r) return { status: 'unknown' };
     if (r.status === 'collected') return { status: 'collected' };
     if (r.expired) return { status: 'expired' };
@@ -80,6 +79,6 @@ export class DeviceSignInUseCase {
   async issueOwnerKey(ownerId: string): Promise<{ keyId: string; ownerKey: string } | undefined> {
     const keyId = randomUUID();
     const ownerKey = `tgo_${randomBytes(32).toString('base64url')}`;
-    return (await this.signIns.insertOwnerKey(keyId, ownerId, hashCredential(ownerKey))) ? { keyId, ownerKey } : undefined;
+    return (await SignIns.insertOwnerKey(this.dataSource, keyId, ownerId, hashCredential(ownerKey))) ? { keyId, ownerKey } : undefined;
   }
 }

@@ -1,8 +1,11 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { type Response } from 'express';
 import { hashCredential } from '../authenticate/credential-hash';
+import { GATEWAY } from '../gateway.constants';
 import { RateLimits } from '../rate-limit/rate-limits.service';
-import { SignInsRepository } from './sign-ins.repository';
+import { SignIns } from './sign-ins.repository';
 
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -35,7 +38,7 @@ export function ownerPageHeaders(res: Response, formTargets: readonly string[] =
 export class OwnerApproval {
   constructor(
     private readonly limits: RateLimits,
-    private readonly signIns: SignInsRepository,
+    @InjectDataSource(GATEWAY) private readonly dataSource: DataSource,
   ) {}
 
   async ownerOf(ownerKey: string, clientAddress: string): Promise<{ ok: true; ownerId: string } | { ok: false; reason: 'limited' | 'owner_key_invalid' }> {
@@ -43,7 +46,7 @@ export class OwnerApproval {
     for (const [limit, subject] of subjects) {
       if (!(await this.limits.exhausted(limit, subject)).ok) return { ok: false, reason: 'limited' };
     }
-    const ownerId = await this.signIns.ownerOfKey(hashCredential(ownerKey));
+    const ownerId = await SignIns.ownerOfKey(this.dataSource, hashCredential(ownerKey));
     if (ownerId) return { ok: true, ownerId };
     await Promise.all(subjects.map(([limit, subject]) => this.limits.consume(limit, subject)));
     return { ok: false, reason: 'owner_key_invalid' };

@@ -1,13 +1,15 @@
 import { Body, Controller, Get, Header, HttpCode, HttpException, HttpStatus, NotFoundException, Param, ParseUUIDPipe, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
 import { type Request, type Response } from 'express';
 import { adminTokenGuard } from '@tollgate/http';
-import { GATEWAY_OPTIONS } from '../gateway.constants';
+import { GATEWAY, GATEWAY_OPTIONS } from '../gateway.constants';
 import { RateLimits } from '../rate-limit/rate-limits.service';
 import { DeviceSignInUseCase } from './device-sign-in.usecase';
 import { escapeHtml, OwnerApproval, ownerPageHeaders, page } from './owner-approval';
-import { type OwnerKeyRow, SignInsRepository } from './sign-ins.repository';
+import { type OwnerKeyRow, SignIns } from './sign-ins.repository';
 
 export class StartSignInDto {
   @IsString() @Length(1, 100) deviceName!: string;
@@ -97,19 +99,19 @@ const keyView = (k: OwnerKeyRow) => ({ keyId: k.key_id, ownerId: k.owner_id, cre
 @ApiTags('sign-in')
 @Controller('signin/owner-keys')
 export class OwnKeysController {
-  constructor(private readonly signIns: SignInsRepository, private readonly owners: OwnerApproval) {}
+  constructor(@InjectDataSource(GATEWAY) private readonly dataSource: DataSource, private readonly owners: OwnerApproval) {}
 
   @Post()
   @HttpCode(200)
   async list(@Body() dto: ApproveSignInDto, @Req() req: Request) {
-    return { ownerKeys: (await this.signIns.ownerKeys(await this.owners.ownerOrRefuse(dto.ownerKey, req.ip ?? 'unknown'))).map(keyView) };
+    return { ownerKeys: (await SignIns.ownerKeys(this.dataSource, await this.owners.ownerOrRefuse(dto.ownerKey, req.ip ?? 'unknown'))).map(keyView) };
   }
 
   @Post(':keyId/revoke')
   @HttpCode(200)
   async revoke(@Param('keyId', new ParseUUIDPipe()) keyId: string, @Body() dto: ApproveSignInDto, @Req() req: Request) {
     const ownerId = await this.owners.ownerOrRefuse(dto.ownerKey, req.ip ?? 'unknown');
-    if (!(await this.signIns.revokeOwnerKey(keyId, ownerId))) throw new NotFoundException({ code: 'OWNER_KEY_NOT_FOUND', message: 'No such live owner key of yours.' });
+    if (!(await SignIns.revokeOwnerKey(this.dataSource, keyId, ownerId))) throw new NotFoundException({ code: 'OWNER_KEY_NOT_FOUND', message: 'No such live owner key of yours.' });
     return { keyId, revoked: true };
   }
 }
@@ -119,17 +121,17 @@ export class OwnKeysController {
 @Controller('admin')
 @UseGuards(adminTokenGuard(GATEWAY_OPTIONS))
 export class OwnerKeysController {
-  constructor(private readonly signIn: DeviceSignInUseCase, private readonly signIns: SignInsRepository) {}
+  constructor(private readonly signIn: DeviceSignInUseCase, @InjectDataSource(GATEWAY) private readonly dataSource: DataSource) {}
 
   @Get('owners/:ownerId/owner-keys')
   async list(@Param('ownerId', new ParseUUIDPipe()) ownerId: string) {
-    return { ownerKeys: (await this.signIns.ownerKeys(ownerId)).map(keyView) };
+    return { ownerKeys: (await SignIns.ownerKeys(this.dataSource, ownerId)).map(keyView) };
   }
 
   @Post('owners/:ownerId/owner-keys/:keyId/revoke')
   @HttpCode(200)
   async revoke(@Param('ownerId', new ParseUUIDPipe()) ownerId: string, @Param('keyId', new ParseUUIDPipe()) keyId: string) {
-    if (!(await this.signIns.revokeOwnerKey(keyId, ownerId))) throw new NotFoundException({ code: 'OWNER_KEY_NOT_FOUND', message: 'No such live owner key.' });
+    if (!(await SignIns.revokeOwnerKey(this.dataSource, keyId, ownerId))) throw new NotFoundException({ code: 'OWNER_KEY_NOT_FOUND', message: 'No such live owner key.' });
     return { keyId, revoked: true };
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
 import { canonicalJson, type EventEnvelope } from '@tollgate/contracts';
-import { type EventArchiveRow, EventArchiveRepository } from './event-archive.repository';
+import { type EventArchiveRow, EventArchive } from './event-archive.repository';
 import { chainHash, GENESIS } from './hash-chain';
 
 export { ARCHIVE_LOCK } from './event-archive.repository';
@@ -14,7 +14,6 @@ export { ARCHIVE_LOCK } from './event-archive.repository';
  */
 @Injectable()
 export class ArchiveEventUseCase {
-  private readonly archive = new EventArchiveRepository();
 
   append(manager: EntityManager, topic: string, envelope: EventEnvelope): Promise<void> {
     return this.appendAll(manager, [{ topic, envelope }]);
@@ -22,8 +21,8 @@ export class ArchiveEventUseCase {
 
   async appendAll(manager: EntityManager, items: readonly { topic: string; envelope: EventEnvelope }[]): Promise<void> {
     if (items.length === 0) return;
-    await this.archive.lock(manager);
-    const head = await this.archive.head(manager, items.map((i) => i.envelope.eventId));
+    await EventArchive.lock(manager);
+    const head = await EventArchive.head(manager, items.map((i) => i.envelope.eventId));
     const archived = new Set(head.archived);
     const fresh = items.filter((i) => !archived.has(i.envelope.eventId) && Boolean(archived.add(i.envelope.eventId)));
     let at = { position: head.position ?? 0, hash: head.hash ?? GENESIS };
@@ -35,6 +34,6 @@ export class ArchiveEventUseCase {
       at = { position, hash };
       return row;
     });
-    await this.archive.insert(manager, rows);
+    await EventArchive.insert(manager, rows);
   }
 }

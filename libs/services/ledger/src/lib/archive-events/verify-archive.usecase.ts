@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { LEDGER } from '../ledger.constants';
-import { type ArchiveLink, EventArchiveRepository } from './event-archive.repository';
+import { type ArchiveLink, EventArchive } from './event-archive.repository';
 import { type ChainCursor, type ChainProblem, START, verifyPage } from './hash-chain';
 
 const PAGE = 5000;
@@ -19,14 +19,13 @@ export interface ArchiveVerdict {
 /** Walks the whole archive in position order, a page at a time, recomputing every hash. */
 @Injectable()
 export class VerifyArchiveUseCase {
-  private readonly archive = new EventArchiveRepository();
 
   constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
 
   async verify(): Promise<ArchiveVerdict> {
     let at = START;
     for (;;) {
-      const page = await this.archive.pageAfter(this.dataSource, at.position, PAGE);
+      const page = await EventArchive.pageAfter(this.dataSource, at.position, PAGE);
       const checked = verifyPage(page, at);
       // Positions count 1, 2, 3… so the last good position is also how many rows verified.
       if (!checked.ok) return { ok: false, rows: checked.at.position, head: checked.at, problem: checked.problem };
@@ -36,6 +35,6 @@ export class VerifyArchiveUseCase {
   }
 
   at(position: number): Promise<ArchiveLink | undefined> {
-    return this.archive.linkAt(this.dataSource, position);
+    return EventArchive.linkAt(this.dataSource, position);
   }
 }

@@ -1,8 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { col, defineTable, select } from '@tollgate/persistence';
-import { LEDGER } from '../ledger.constants';
 import { type SettledCall } from './usage-events';
 
 type Payload = Record<string, unknown>;
@@ -24,15 +21,14 @@ function callOf(r: SettledRow): SettledCall {
   };
 }
 
-/** The settled calls of a period, from the ledger's timeline, in settlement order (a page at a time). */
-@Injectable()
-export class SettledCallsRepository {
-  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
+type Executor = Pick<EntityManager, 'query'>;
 
-  async *inPeriod(from: Date, to: Date, ownerId?: string, pageSize = 1000): AsyncGenerator<SettledCall> {
+/** The settled calls of a period, from the ledger's timeline, in settlement order (a page at a time). */
+export const SettledCalls = {
+  async *inPeriod(m: Executor, from: Date, to: Date, ownerId?: string, pageSize = 1000): AsyncGenerator<SettledCall> {
     let after: [Date, string] | undefined;
     for (;;) {
-      const rows = await select(this.dataSource, SETTLED_ROW, ['intent_id', 'occurred_at', 'settled', 'requested', 'held'],
+      const rows = await select(m, SETTLED_ROW, ['intent_id', 'occurred_at', 'settled', 'requested', 'held'],
         `SELECT s.intent_id, s.occurred_at, s.payload AS settled, r.payload AS requested, h.payload AS held
            FROM ledger.timeline_entry s
            LEFT JOIN LATERAL (SELECT t.payload FROM ledger.timeline_entry t WHERE t.intent_id = s.intent_id AND t.type = 'CallRequested' LIMIT 1) r ON TRUE
@@ -46,5 +42,5 @@ export class SettledCallsRepository {
       const last = rows[rows.length - 1]!;
       after = [last.occurred_at, last.intent_id];
     }
-  }
-}
+  },
+};

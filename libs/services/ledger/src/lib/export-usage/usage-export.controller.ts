@@ -1,11 +1,14 @@
 import { once } from 'node:events';
 import { BadRequestException, Controller, ForbiddenException, Get, Query, Res, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsISO8601, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { type Response } from 'express';
 import { Caller, FinanceAuthGuard } from '../finance-access/finance-auth.guard';
+import { LEDGER } from '../ledger.constants';
 import { type FinanceCaller, mayReadOwner } from '../finance-access/finance-caller';
-import { SettledCallsRepository } from './settled-calls.repository';
+import { SettledCalls } from './settled-calls.repository';
 import { usageEvent } from './usage-events';
 
 export class UsageExportDto {
@@ -27,7 +30,7 @@ const SOURCE = 'tollgate/ledger';
 @Controller('usage')
 @UseGuards(FinanceAuthGuard)
 export class UsageExportController {
-  constructor(private readonly calls: SettledCallsRepository) {}
+  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
 
   @Get('export')
   @ApiProduces('application/x-ndjson')
@@ -40,7 +43,7 @@ export class UsageExportController {
     if (q.ownerId !== undefined && !mayReadOwner(caller, q.ownerId)) throw new ForbiddenException({ code: 'FINANCE_SCOPE_FORBIDDEN', message: 'This finance token is limited to one owner.' });
     res.status(200).setHeader('Content-Type', 'application/x-ndjson; charset=utf-8').setHeader('Cache-Control', 'no-store');
     try {
-      for await (const call of this.calls.inPeriod(from, to, ownerId)) {
+      for await (const call of SettledCalls.inPeriod(this.dataSource, from, to, ownerId)) {
         if (res.destroyed) return;
         if (!res.write(`${JSON.stringify(usageEvent(call, SOURCE))}\n`)) await once(res, 'drain');
       }

@@ -1,8 +1,11 @@
 import { BadRequestException, Controller, ForbiddenException, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Caller, FinanceAuthGuard } from '../finance-access/finance-auth.guard';
+import { LEDGER } from '../ledger.constants';
 import { type FinanceCaller, mayReadAll, mayReadOwner } from '../finance-access/finance-caller';
-import { type AccountScope, JournalRepository } from '../query-journal/journal.repository';
+import { type AccountScope, Journal } from '../query-journal/journal.repository';
 
 const outOfScope = () => new ForbiddenException({ code: 'FINANCE_SCOPE_FORBIDDEN', message: 'This finance token is limited to one owner; these accounts are outside it.' });
 
@@ -24,13 +27,13 @@ function asOfTime(asOf?: string): Date {
 @Controller('balances')
 @UseGuards(FinanceAuthGuard)
 export class BalancesController {
-  constructor(private readonly journal: JournalRepository) {}
+  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
 
   @Get()
   async all(@Caller() caller: FinanceCaller, @Query('asOf') asOf?: string) {
     if (!mayReadAll(caller)) throw outOfScope();
     const at = asOfTime(asOf);
-    const rows = await this.journal.balancesAsOf({ all: true }, at);
+    const rows = await Journal.balancesAsOf(this.dataSource, { all: true }, at);
     const totals = new Map<string, bigint>();
     for (const r of rows) totals.set(r.asset, (totals.get(r.asset) ?? 0n) + BigInt(r.balance));
     return { asOf: at.toISOString(), accounts: rows, totals: [...totals].map(([asset, sum]) => ({ asset, sum: sum.toString() })) };
@@ -50,6 +53,6 @@ export class BalancesController {
 
   private async scoped(scope: AccountScope, asOf?: string) {
     const at = asOfTime(asOf);
-    return { asOf: at.toISOString(), accounts: await this.journal.balancesAsOf(scope, at) };
+    return { asOf: at.toISOString(), accounts: await Journal.balancesAsOf(this.dataSource, scope, at) };
   }
 }

@@ -1,12 +1,15 @@
 import { BadRequestException, Controller, ForbiddenException, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { type Response } from 'express';
 import { Caller, FinanceAuthGuard } from '../finance-access/finance-auth.guard';
+import { LEDGER } from '../ledger.constants';
 import { type FinanceCaller, mayReadAll, mayReadOwner } from '../finance-access/finance-caller';
 import { scopedFilter } from './finance-scope';
 import { CSV_COLUMNS, csvLine, csvOf, decodeCursor, DEFAULT_PAGE, encodeCursor, type JournalFilter } from './journal-query';
 import { JournalQueryDto, PeriodDto } from './journal-query.dto';
-import { type AccountScope, JournalRepository } from './journal.repository';
+import { type AccountScope, Journal } from './journal.repository';
 import { StatementUseCase } from './statement.usecase';
 import { streamCsv } from './csv-stream';
 
@@ -34,7 +37,7 @@ function filterOf(q: JournalQueryDto): JournalFilter {
 @UseGuards(FinanceAuthGuard)
 export class JournalController {
   constructor(
-    private readonly journal: JournalRepository,
+    @InjectDataSource(LEDGER) private readonly dataSource: DataSource,
     private readonly statements: StatementUseCase,
   ) {}
 
@@ -46,7 +49,7 @@ export class JournalController {
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
     if (q.cursor !== undefined && !after) throw new BadRequestException({ code: 'INVALID_CURSOR', message: 'This cursor was not made by this API.' });
     const limit = q.limit ?? DEFAULT_PAGE;
-    const entries = await this.journal.page(filter, after, limit + 1);
+    const entries = await Journal.page(this.dataSource, filter, after, limit + 1);
     const more = entries.length > limit;
     const page = entries.slice(0, limit);
     const last = page[page.length - 1];
@@ -65,8 +68,8 @@ export class JournalController {
     if (by !== undefined && by !== 'day' && by !== 'provider' && by !== 'owner') {
       throw new BadRequestException({ code: 'SUMMARY_GROUP_INVALID', message: '`by` is day (default), provider or owner.' });
     }
-    const days = await this.journal.dailySummary(start, end);
-    const groups = by === 'provider' || by === 'owner' ? await this.journal.summaryBy(by, start, end) : undefined;
+    const days = await Journal.dailySummary(this.dataSource, start, end);
+    const groups = by === 'provider' || by === 'owner' ? await Journal.summaryBy(this.dataSource, by, start, end) : undefined;
     return { from: start.toISOString(), to: end.toISOString(), days, ...(groups ? { by, groups } : {}) };
   }
 
@@ -78,7 +81,7 @@ export class JournalController {
     if (filter === 'forbidden') throw forbidden();
     await streamCsv(res, 'journal.csv', csvLine([...CSV_COLUMNS]), (async function* (rows) {
       for await (const l of rows) yield csvOf(l);
-    })(this.journal.all(filter)));
+    })(Journal.all(this.dataSource, filter)));
   }
 
   @Get('statements/owners/:ownerId')

@@ -1,8 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
+import { type EntityManager } from 'typeorm';
 import { decimalAmount, decimalsOf } from '@tollgate/contracts';
-import { LEDGER } from '../ledger.constants';
 import { type JournalFilter, type JournalLine, type JournalPosition, whereOf } from './journal-query';
 
 export interface AccountBalance { account: string; asset: string; balance: string }
@@ -43,47 +40,46 @@ export interface GroupSummary { ownerId?: string; providerId?: string; asset: st
 
 export interface DailySummary { day: string; asset: string; decimals: number; calls: number; volume: string; fees: string; providerPayables: string; refunds: string }
 
-/** The journal's reads for finance: pages in the stable order, balances as of a time, statement lines. */
-@Injectable()
-export class JournalRepository {
-  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
+type Executor = Pick<EntityManager, 'query'>;
 
+/** The journal's reads for finance: pages in the stable order, balances as of a time, statement lines. */
+export const Journal = {
   /** Up to `limit` entries after `after`, in the stable order (effective time, posting, line). */
-  async page(filter: JournalFilter, after: JournalPosition | undefined, limit: number): Promise<JournalLine[]> {
+  async page(m: Executor, filter: JournalFilter, after: JournalPosition | undefined, limit: number): Promise<JournalLine[]> {
     const { sql, params } = whereOf(filter, after);
-    const rows: LineRow[] = await this.dataSource.query(
+    const rows: LineRow[] = await m.query(
       `SELECT e.occurred_at, e.recorded_at, e.posting_id, e.seq, e.kind, e.intent_id, e.account, e.asset, e.amount::text AS amount, ${CALL_COLUMNS}
          FROM (SELECT * FROM ledger.journal_entry ${sql} ORDER BY occurred_at, posting_id, seq LIMIT ${Math.floor(limit)}) e ${CALL_OF_LINE}
         ORDER BY e.occurred_at, e.posting_id, e.seq`, params);
     return rows.map(toLine);
-  }
+  },
 
   /**
    * Every account's balance (in scope) as of `asOf`, inclusive: the daily net movements before its day plus that day's
    * entries up to it — a few hundred rows at most per account, whatever the journal's size.
    */
-  async balancesAsOf(scope: AccountScope, asOf: Date, inclusive = true): Promise<AccountBalance[]> {
+  async balancesAsOf(m: Executor, scope: AccountScope, asOf: Date, inclusive = true): Promise<AccountBalance[]> {
     const s = scopeSql(scope, 3);
-    return this.dataSource.query(
+    return m.query(
       `SELECT account, asset, sum(s)::text AS balance FROM (
          SELECT account, asset, delta AS s FROM ledger.journal_day WHERE day < $1::date AND ${s.sql}
          UNION ALL
          SELECT account, asset, amount FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at ${inclusive ? '<=' : '<'} $2 AND ${s.sql}
        ) x GROUP BY account, asset ORDER BY account, asset`,
       [dayStart(asOf), asOf, ...s.params]);
-  }
+  },
 
   /** Balances of everything before `t`, exclusive (a statement's opening at `from`, its closing at `to`). */
-  balancesBefore(scope: AccountScope, t: Date): Promise<AccountBalance[]> {
-    return this.balancesAsOf(scope, t, false);
-  }
+  balancesBefore(m: Executor, scope: AccountScope, t: Date): Promise<AccountBalance[]> {
+    return Journal.balancesAsOf(m, scope, t, false);
+  },
 
   /**
    * Per UTC day and asset over [from, to): paid calls captured, gross captured from owners, the platform's fees,
    * what providers earned (net) and what was refunded to owners (voided holds) — the console's overview charts.
    */
-  async dailySummary(from: Date, to: Date): Promise<DailySummary[]> {
-    const rows: Omit<DailySummary, 'decimals'>[] = await this.dataSource.query(
+  async dailySummary(m: Executor, from: Date, to: Date): Promise<DailySummary[]> {
+    const rows: Omit<DailySummary, 'decimals'>[] = await m.query(
       `SELECT to_char((occurred_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, asset,
               count(DISTINCT posting_id) FILTER (WHERE kind = 'capture')::int AS calls,
               COALESCE(sum(amount) FILTER (WHERE kind = 'capture' AND account = 'platform:clearing'), 0)::text AS volume,
@@ -93,13 +89,13 @@ export class JournalRepository {
          FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at < $2
         GROUP BY 1, 2 ORDER BY 1, 2`, [from, to]);
     return rows.map((r) => ({ ...r, decimals: decimalsOf(r.asset) }));
-  }
+  },
 
   /**
    * Per owner over [from, to): paid calls captured, what they spent (captured from their held money) and what was
    * refunded to them. Per provider: calls settled and what they earned (net, credited to their payable).
    */
-  async summaryBy(by: 'provider' | 'owner', from: Date, to: Date): Promise<GroupSummary[]> {
+  async summaryBy(m: Executor, by: 'provider' | 'owner', from: Date, to: Date): Promise<GroupSummary[]> {
     const sql = by === 'owner'
       ? `SELECT owner_id AS id, asset, count(DISTINCT posting_id) FILTER (WHERE kind = 'capture')::int AS calls,
                 COALESCE(-sum(amount) FILTER (WHERE kind = 'capture' AND account LIKE 'owner:%:held'), 0)::text AS spent,
@@ -108,19 +104,19 @@ export class JournalRepository {
       : `SELECT provider_id AS id, asset, count(DISTINCT posting_id) FILTER (WHERE kind = 'settle')::int AS calls,
                 COALESCE(sum(amount) FILTER (WHERE kind = 'settle' AND account LIKE 'provider:%:payable'), 0)::text AS earned
            FROM ledger.journal_entry WHERE occurred_at >= $1 AND occurred_at < $2 AND provider_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`;
-    const rows: (Omit<GroupSummary, 'decimals' | 'ownerId' | 'providerId'> & { id: string })[] = await this.dataSource.query(sql, [from, to]);
+    const rows: (Omit<GroupSummary, 'decimals' | 'ownerId' | 'providerId'> & { id: string })[] = await m.query(sql, [from, to]);
     return rows.map(({ id, ...r }) => ({ ...(by === 'owner' ? { ownerId: id } : { providerId: id }), ...r, decimals: decimalsOf(r.asset) }));
-  }
+  },
 
   /** Every entry matching `filter`, in the stable order, fetched a page at a time (memory stays flat). */
-  async *all(filter: JournalFilter, pageSize = 2000): AsyncGenerator<JournalLine> {
+  async *all(m: Executor, filter: JournalFilter, pageSize = 2000): AsyncGenerator<JournalLine> {
     let after: JournalPosition | undefined;
     for (;;) {
-      const page = await this.page(filter, after, pageSize);
+      const page = await Journal.page(m, filter, after, pageSize);
       yield* page;
       if (page.length < pageSize) return;
       const last = page[page.length - 1]!;
       after = { occurredAt: last.occurredAt, postingId: last.postingId, seq: last.seq };
     }
-  }
-}
+  },
+};

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { decimalAmount } from '@tollgate/contracts';
 import { CSV_COLUMNS, csvLine, csvOf, type JournalFilter, type JournalLine } from './journal-query';
-import { type AccountBalance, type AccountScope, JournalRepository } from './journal.repository';
+import { LEDGER } from '../ledger.constants';
+import { type AccountBalance, type AccountScope, Journal } from './journal.repository';
 
 /** Lines a JSON statement carries; the CSV form streams every line. */
 export const STATEMENT_JSON_LINES = 10_000;
@@ -32,11 +35,11 @@ const filterOf = (scope: AccountScope, from: Date, to: Date): JournalFilter =>
 /** Statements for [from, to): opening balances, the period's lines, closing balances (opening + lines). */
 @Injectable()
 export class StatementUseCase {
-  constructor(private readonly journal: JournalRepository) {}
+  constructor(@InjectDataSource(LEDGER) private readonly dataSource: DataSource) {}
 
   async json(scope: AccountScope, from: Date, to: Date) {
-    const [opening, closing] = await Promise.all([this.journal.balancesBefore(scope, from), this.journal.balancesBefore(scope, to)]);
-    const lines: JournalLine[] = await this.journal.page(filterOf(scope, from, to), undefined, STATEMENT_JSON_LINES + 1);
+    const [opening, closing] = await Promise.all([Journal.balancesBefore(this.dataSource, scope, from), Journal.balancesBefore(this.dataSource, scope, to)]);
+    const lines: JournalLine[] = await Journal.page(this.dataSource, filterOf(scope, from, to), undefined, STATEMENT_JSON_LINES + 1);
     return {
       ...scope, from: from.toISOString(), to: to.toISOString(), accounts: statementAccounts(opening, closing),
       lines: lines.slice(0, STATEMENT_JSON_LINES), linesTruncated: lines.length > STATEMENT_JSON_LINES,
@@ -49,11 +52,11 @@ export class StatementUseCase {
 
   /** `opening` rows (at from), every `line`, `closing` rows (at to), for each account and asset. */
   async *csv(scope: AccountScope, from: Date, to: Date): AsyncGenerator<string> {
-    const [opening, closing] = await Promise.all([this.journal.balancesBefore(scope, from), this.journal.balancesBefore(scope, to)]);
+    const [opening, closing] = await Promise.all([Journal.balancesBefore(this.dataSource, scope, from), Journal.balancesBefore(this.dataSource, scope, to)]);
     const accounts = statementAccounts(opening, closing);
     const noCall = [null, null, null, null, null];
     for (const a of accounts) yield csvLine(['opening', from.toISOString(), null, null, null, null, null, a.account, a.asset, a.opening, a.display.opening, ...noCall]);
-    for await (const l of this.journal.all(filterOf(scope, from, to))) yield `line,${csvOf(l)}`;
+    for await (const l of Journal.all(this.dataSource, filterOf(scope, from, to))) yield `line,${csvOf(l)}`;
     for (const a of accounts) yield csvLine(['closing', to.toISOString(), null, null, null, null, null, a.account, a.asset, a.closing, a.display.closing, ...noCall]);
   }
 }

@@ -8,7 +8,7 @@ import { type Refusal } from '../refusal';
 import { paymentIdOf } from '../attempts/x402-payments';
 import { X402Attempts } from '../attempts/x402-attempts.repository';
 import { type PaymentPayload, type PaymentRequirements } from '../x402/x402.types';
-import { PgReplayStore } from './mpp-replay.repository';
+import { PgReplayStore } from './pg-replay-store';
 import { SandboxBackend } from './sandbox-backend';
 import { mppxCore } from './mppx';
 import { createSandboxMppx, SANDBOX_METHOD, type SandboxMppx } from './sandbox-method';

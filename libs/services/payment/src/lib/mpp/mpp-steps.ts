@@ -4,7 +4,7 @@ import { type X402AttemptEvent } from '../attempts/x402-attempt.model';
 import { type X402AttemptRow } from '../attempts/x402-attempts.repository';
 import { type EntityManager } from 'typeorm';
 import { claimKeyOf, MppPayments } from './mpp-payments';
-import { PgReplayStore } from './mpp-replay.repository';
+import { MppReplays } from './mpp-replay.repository';
 import { mppxCore } from './mppx';
 import { type SandboxPayment } from './sandbox-backend';
 import { SandboxOutcomeUnknown } from './sandbox-method';
@@ -64,7 +64,7 @@ export class MppSteps {
    * never used): the claim in the replay store is dropped with the refusal, so a refused call leaves no trace.
    */
   async release(m: EntityManager, a: X402AttemptRow): Promise<void> {
-    await new PgReplayStore(m).delete(claimKeyOf((a.payment as unknown as MppxCore.Credential.Credential).challenge.id));
+    await MppReplays.delete(m, claimKeyOf((a.payment as unknown as MppxCore.Credential.Credential).challenge.id));
   }
 
   private async capture(a: X402AttemptRow, reference: string, at: string): Promise<MppStep> {

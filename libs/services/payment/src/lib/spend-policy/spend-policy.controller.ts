@@ -1,10 +1,12 @@
 import { Body, Controller, Get, Param, Put, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, Matches } from 'class-validator';
 import { AMOUNT_MINOR_PATTERN } from '@tollgate/contracts';
 import { adminTokenGuard } from '@tollgate/http';
-import { PAYMENT_ADMIN } from '../payment.constants';
-import { SpendPoliciesRepository } from './spend-policies.repository';
+import { PAYMENT, PAYMENT_ADMIN } from '../payment.constants';
+import { SpendPolicies } from './spend-policies.repository';
 
 export class SpendPolicyDto {
   @IsOptional() @IsBoolean() paused?: boolean;
@@ -22,11 +24,11 @@ export class SpendPolicyDto {
 @Controller('admin/owners/:ownerId/agents/:agentId/spend-policy')
 @UseGuards(adminTokenGuard(PAYMENT_ADMIN))
 export class SpendPolicyController {
-  constructor(private readonly policies: SpendPoliciesRepository) {}
+  constructor(@InjectDataSource(PAYMENT) private readonly dataSource: DataSource) {}
 
   @Put()
   async put(@Param('ownerId') ownerId: string, @Param('agentId') agentId: string, @Body() dto: SpendPolicyDto) {
-    await this.policies.save(ownerId, agentId, {
+    await SpendPolicies.save(this.dataSource, ownerId, agentId, {
       paused: dto.paused ?? false, spend_limit_minor: dto.spendLimitMinor ?? null, period: dto.period ?? 'day', approval_threshold_minor: dto.approvalThresholdMinor ?? null, asset: dto.asset ?? 'USDC',
     });
     return this.get(ownerId, agentId);
@@ -34,7 +36,7 @@ export class SpendPolicyController {
 
   @Get()
   async get(@Param('ownerId') ownerId: string, @Param('agentId') agentId: string) {
-    const r = await this.policies.find(ownerId, agentId);
+    const r = await SpendPolicies.find(this.dataSource, ownerId, agentId);
     return {
       ownerId, agentId, paused: r?.paused ?? false, period: r?.period ?? 'day', asset: r?.asset ?? 'USDC',
       spendLimitMinor: r?.spend_limit_minor ?? null, approvalThresholdMinor: r?.approval_threshold_minor ?? null, updatedAt: r?.updated_at ?? null,

@@ -9,7 +9,7 @@ import { createLogger, inRecordedContext } from '@tollgate/observability';
 import { applyPosting } from '@tollgate/persistence';
 import { SETTLEMENT, SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from '../settlement.constants';
 import { type SettlementOptions } from '../settlement.options';
-import { type DueSettlement, VerificationRepository } from '../record-call-fact/verification.repository';
+import { type DueSettlement, Verifications } from '../record-call-fact/verification.repository';
 
 const logger = createLogger(SETTLEMENT);
 
@@ -27,15 +27,14 @@ export class CloseVerificationUseCase {
     @Inject(SETTLEMENT_OPTIONS) private readonly options: SettlementOptions,
   ) {}
 
-  private readonly verifications = new VerificationRepository();
 
   /** Returns how many calls were settled. Safe to run from several instances at once. */
   async execute(batch = 100): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const due = (await this.verifications.claimDue(manager, batch)).filter((row) => isSettlementDue(row.life));
+      const due = (await Verifications.claimDue(manager, batch)).filter((row) => isSettlementDue(row.life));
       const settled: { intentId: string; life: CallState }[] = [];
       for (const row of due) settled.push({ intentId: row.intent_id, life: await this.settle(manager, row) });
-      await this.verifications.saveLives(manager, settled);
+      await Verifications.saveLives(manager, settled);
       return settled.length;
     });
   }

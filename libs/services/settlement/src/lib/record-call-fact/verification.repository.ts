@@ -58,11 +58,11 @@ function derived(life: CallState) {
   };
 }
 
-export class VerificationRepository {
+export const Verifications = {
   /** The states of these calls, locked; a call not seen yet gets its row first (`lockCallRows`). */
   lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedVerification>> {
     return lockCallRows(m, VERIFICATION, ['intent_id', 'life', 'due_at'], intentIds);
-  }
+  },
 
   /** Saves every changed call (locked) in one statement; the window, once open, keeps its due time; closed once. */
   async saveLives(m: Executor, changes: readonly VerificationChange[]): Promise<void> {
@@ -82,7 +82,7 @@ export class VerificationRepository {
         col((r) => r.provider_id), col((r) => r.effect), col((r) => r.reason), col((r) => r.dueInMs ?? null),
         col((r) => (r.traceHeaders ? JSON.stringify(r.traceHeaders) : null)), col((r) => r.state), col((r) => r.fee_minor), col((r) => r.net_minor)],
     );
-  }
+  },
 
   /**
    * Open calls whose window closed, oldest due first, locked (another instance skips them). The columns filtered are the
@@ -94,5 +94,5 @@ export class VerificationRepository {
       `SELECT intent_id, life, trace_headers FROM settlement.verification
         WHERE state = 'open' AND effect = 'confirmed' AND hold_id IS NOT NULL AND provider_id IS NOT NULL AND due_at <= now()
         ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
-  }
-}
+  },
+};

@@ -5,7 +5,7 @@ import { money } from '@tollgate/contracts';
 import { type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter } from '@tollgate/messaging';
 import { SETTLEMENT, SETTLEMENT_OPTIONS, SETTLEMENT_OUTBOX } from '../settlement.constants';
 import { type SettlementOptions } from '../settlement.options';
-import { type LoadedVerification, type VerificationWindow, VerificationRepository } from './verification.repository';
+import { type LoadedVerification, type VerificationWindow, Verifications } from './verification.repository';
 
 const TRACE_HEADERS = ['traceparent', 'tracestate'];
 
@@ -25,11 +25,10 @@ export class VerificationWorkflow implements CallWorkflow<LoadedVerification, ne
     @Inject(SETTLEMENT_OUTBOX) readonly outbox: OutboxWriter,
     @Inject(SETTLEMENT_OPTIONS) private readonly options: SettlementOptions,
   ) {
-    const verifications = new VerificationRepository();
     this.store = {
-      lock: (m: EntityManager, ids: readonly string[]) => verifications.lockLives(m, ids),
+      lock: (m: EntityManager, ids: readonly string[]) => Verifications.lockLives(m, ids),
       save: (m: EntityManager, changes: readonly LifeChange<LoadedVerification, VerificationWindow>[]) =>
-        verifications.saveLives(m, changes.map((c) => ({ intentId: c.intentId, life: c.life, ...c.extra }))),
+        Verifications.saveLives(m, changes.map((c) => ({ intentId: c.intentId, life: c.life, ...c.extra }))),
     };
   }
 
