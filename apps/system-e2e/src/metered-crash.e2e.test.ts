@@ -51,7 +51,12 @@ async function meteredCallsSurvive(rig: Rig, label: string): Promise<void> {
   }, 60_000, 500);
   expect(before.available - after.available).toBe(BigInt(CHARGES.reduce((a, b) => a + b, 0)));
   for (const r of answered) {
-    const types = (await rig.ledger(receiptOf(r)!.intentId)).timeline.map((e) => e.type);
+    // The ledger is a read model behind the receipt (its lag is bounded, not zero): wait for the settlement to reach it.
+    const intentId = receiptOf(r)!.intentId;
+    const types = await waitFor(`${intentId} settled in the ledger`, async () => {
+      const t = (await rig.ledger(intentId)).timeline.map((e) => e.type);
+      return t.includes('CallSettled') ? t : undefined;
+    }, 15_000, 200);
     expect(types.filter((t) => t === 'CallSettled' || t === 'CallRefunded')).toEqual(['CallSettled']);
   }
   await agent.close();

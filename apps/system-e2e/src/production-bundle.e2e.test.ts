@@ -11,6 +11,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as PgClient } from 'pg';
 import {
   type AppName, canSandbox, createTestDatabase, type DistributedSystem, freePort, SANDBOX_UID, sandboxFacts, type SandboxedProcess, startDistributedSystem,
   startSandboxed, waitFor, WORKSPACE_ROOT,
@@ -84,6 +85,20 @@ describe('the production bundle, run as its image runs it', () => {
       expect({ name, ...facts }).toEqual({ name, pidInside: 1, uid: SANDBOX_UID, rootReadOnly: true });
       const probe = name === 'sample-providers' ? 'live' : 'ready';
       expect({ name, status: (await fetch(`${system.url(name)}/health/${probe}`)).status }).toEqual({ name, status: 200 });
+    }
+  });
+
+  it('started together on an empty database (two gateways among them), every service applied each migration once', async () => {
+    const pg = new PgClient({ connectionString: system.db.url });
+    await pg.connect();
+    try {
+      for (const schema of ['gateway', 'discovery', 'execution', 'payment', 'settlement', 'ledger']) {
+        const { rows } = await pg.query<{ applied: number; names: number }>(`SELECT count(*)::int AS applied, count(DISTINCT name)::int AS names FROM "${schema}".migrations`);
+        expect({ schema, ...rows[0] }).toEqual({ schema, applied: expect.any(Number), names: rows[0]!.applied });
+        expect(rows[0]!.applied).toBeGreaterThan(0);
+      }
+    } finally {
+      await pg.end();
     }
   });
 

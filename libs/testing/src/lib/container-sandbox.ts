@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { type RunningProcess, startProcess } from './processes';
+import { type RunningProcess, startProcess, WORKSPACE_ROOT } from './processes';
 import { waitFor } from './wait-for';
 
 /** The user a container image of this project runs as is any non-root one; `nobody` is on every Linux. */
@@ -17,9 +17,7 @@ export function canSandbox(): boolean {
  * emptyDir of a pod). `stop` signals that PID 1 itself, as `docker stop` and the kubelet do.
  */
 export function startSandboxed(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): SandboxedProcess {
-  const inner = ['mount -t tmpfs -o size=64m,mode=1777 tmpfs /tmp', 'mount -o remount,bind,ro /',
-    `exec setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups --no-new-privs "$0" "$@"`].join(' && ');
-  const p = startProcess(name, 'unshare', ['--pid', '--mount', '--mount-proc', '--kill-child', '--', '/bin/sh', '-c', inner, command, ...args], env);
+  const p = startProcess(name, 'unshare', ['--pid', '--mount', '--mount-proc', '--kill-child', '--', '/bin/sh', '-c', sandboxScript(), command, ...args], env);
   const innerPid = async () => waitFor(`${name}'s PID 1`, () => {
     const children = p.child.pid === undefined ? '' : readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim();
     return children ? Number(children.split(/\s+/)[0]) : undefined;
@@ -41,6 +39,20 @@ export function startSandboxed(name: string, command: string, args: string[], en
       return code;
     },
   };
+}
+
+/**
+ * The mounts, inside the new mount namespace: a fresh tmpfs on /tmp, then the whole root read-only. A workspace that
+ * itself lives under /tmp (a CI checkout) would vanish under that tmpfs, so it is carried across it first (bound
+ * aside on /mnt, then back at its own path, read-only too) — the image's /app plays that part in a container.
+ */
+function sandboxScript(): string {
+  const keep = WORKSPACE_ROOT.startsWith('/tmp/') ? WORKSPACE_ROOT.replace(/'/g, '') : '';
+  const lines = keep
+    ? [`mount --bind '${keep}' /mnt`, 'mount -t tmpfs -o size=64m,mode=1777 tmpfs /tmp', `mkdir -p '${keep}'`, `mount --bind /mnt '${keep}'`,
+      'mount -o remount,bind,ro /', `mount -o remount,bind,ro '${keep}'`]
+    : ['mount -t tmpfs -o size=64m,mode=1777 tmpfs /tmp', 'mount -o remount,bind,ro /'];
+  return [...lines, `exec setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups --no-new-privs "$0" "$@"`].join(' && ');
 }
 
 export interface SandboxedProcess extends RunningProcess {
