@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Module } from '@nestjs/common';
-import { loadConfig } from '@tollgate/config';
+import { envValue, loadConfig } from '@tollgate/config';
 import { displayAmount } from '@tollgate/contracts';
 import { DiscoveryModule, RegisterProviderUseCase } from '@tollgate/discovery-service';
 import { ExecutionModule, providerConcurrency } from '@tollgate/execution-service';
@@ -58,8 +58,11 @@ async function main(): Promise<void> {
   const previous: DemoFile | undefined = existsSync(demoPath) ? JSON.parse(readFileSync(demoPath, 'utf8')) : undefined;
   const adminToken = previous?.adminToken ?? randomBytes(24).toString('base64url');
   // /metrics needs a token: the configured one, else one generated once and kept in demo.json.
-  const metricsToken = process.env['METRICS_OPEN'] === 'true' ? undefined : (process.env['METRICS_TOKEN'] || previous?.metricsToken || randomBytes(24).toString('base64url'));
-  if (metricsToken) process.env['METRICS_TOKEN'] = metricsToken;
+  const metricsToken = process.env['METRICS_OPEN'] === 'true' ? undefined : (envValue('METRICS_TOKEN') || previous?.metricsToken || randomBytes(24).toString('base64url'));
+  if (metricsToken) {
+    process.env['METRICS_TOKEN'] = metricsToken;
+    delete process.env['METRICS_TOKEN_FILE']; // read above: the one value now in force
+  }
 
   const pg = config.DATABASE_URL
     ? { url: config.DATABASE_URL, stop: async () => undefined }

@@ -1,6 +1,7 @@
 import { Controller, Get, Req, Res, UnauthorizedException } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { type Request, type Response } from 'express';
+import { envValue } from '@tollgate/config';
 import { HealthRegistry } from '../health/health-registry.service';
 import { figureGauge, metricsRegistry } from './metrics';
 
@@ -9,7 +10,7 @@ import { figureGauge, metricsRegistry } from './metrics';
  * nobody — unless the operator explicitly opened them with `METRICS_OPEN=true`. Being on this machine proves nothing
  * (any local process, or a proxy in front of the app, connects from loopback).
  */
-export function mayScrape(authorization: string | undefined, token = process.env['METRICS_TOKEN'], open = process.env['METRICS_OPEN'] === 'true'): boolean {
+export function mayScrape(authorization: string | undefined, token = envValue('METRICS_TOKEN'), open = process.env['METRICS_OPEN'] === 'true'): boolean {
   if (token) {
     const given = Buffer.from(authorization?.match(/^Bearer ([\x21-\x7e]{1,512})$/)?.[1] ?? '');
     const expected = Buffer.from(token);
