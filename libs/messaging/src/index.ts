@@ -15,3 +15,7 @@ export * from './lib/transport/log-snapshot';
 export * from './lib/workflow/call-events';
 export * from './lib/workflow/call-workflow';
 export * from './lib/outbox/publish-after-commit';
+export * from './lib/workflow/commands';
+export * from './lib/workflow/decision';
+export * from './lib/workflow/due-work';
+export * from './lib/workflow/parked';

@@ -5,7 +5,8 @@ import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox/outbox-writer';
 import { type BatchApplier, type EventHandler, InboxConsumer } from './inbox/event-consumer';
 import { DEFAULT_MESSAGING_RETENTION, type MessagingRetention, pruneMessagingTables, scheduleRetention } from './retention/messaging-retention';
-import { drainCommands } from './workflow/call-workflow';
+import { drainCommands } from './workflow/commands';
+import { type DueWork } from './workflow/due-work';
 
 export interface ServiceMessagingOptions {
   service: string;
@@ -29,6 +30,8 @@ export interface ConsumerDeclaration {
   deferrable?: Deferrable;
   /** On the critical path: in embedded mode, events of these topics are applied inside the transaction that appended them (see SubscribeOptions.applyInline). */
   inline?: readonly string[];
+  /** Due work the runner delivers besides the events (scheduled wake-ups of calls), started and stopped with the consumers. */
+  due?: DueWork;
 }
 
 /**
@@ -80,17 +83,19 @@ export class ServiceMessaging {
   async start(): Promise<void> {
     await this.relay.start();
     await Promise.all(this.consumers.map((c) => c.start()));
+    for (const c of this.options.consumers) c.due?.start();
     const retention = this.options.retention ?? DEFAULT_MESSAGING_RETENTION;
     this.retention = scheduleRetention(`${this.options.schema} outbox/inbox`, retention.intervalMs,
       () => pruneMessagingTables(this.options.dataSource, this.options.schema, retention), this.options.logger);
   }
 
   /**
-   * A graceful stop: no new events are taken, the commands the runner started finish (their results are recorded and
+   * A graceful stop: no due work and no new events are taken, the commands the runner started finish (their results are recorded and
    * their events written), then the outbox is flushed.
    */
   async stop(): Promise<void> {
     this.retention?.stop();
+    await Promise.all(this.options.consumers.map((c) => c.due?.stop()));
     await Promise.all(this.consumers.map((c) => c.stop()));
     await drainCommands();
     await this.relay.stop();

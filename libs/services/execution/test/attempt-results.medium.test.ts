@@ -15,7 +15,6 @@ import { createTestDatabase } from '@tollgate/testing';
 import { type AttemptCommand } from '../src/lib/dispatch-call/dispatch';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
-import { RejectParkedCallUseCase } from '../src/lib/dispatch-call/reject-parked-call.usecase';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 import { Reconciliations } from '../src/lib/dispatch-call/reconciliations.repository';
 
@@ -34,7 +33,7 @@ describe('execution decides on what its commands found, through the workflow run
     db = await createTestDatabase('tollgate_exec_results');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox), new RejectParkedCallUseCase(outbox));
+    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-r', 'lookup', 1, 'active', $1, 'read')`,
       [JSON.stringify([refusing('p-b'), refusing('p-a')])]);
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-s', 'summarise', 1, 'active', $1, 'read')`,

@@ -13,7 +13,6 @@ import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase, overlappingTransactions } from '@tollgate/testing';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
-import { RejectParkedCallUseCase } from '../src/lib/dispatch-call/reject-parked-call.usecase';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 
 jest.setTimeout(120_000);
@@ -34,7 +33,7 @@ describe('execution dispatches a held call once, with the call-life model (mediu
     db = await createTestDatabase('tollgate_exec_medium');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox), new RejectParkedCallUseCase(outbox));
+    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES
       ('tool-1', 'reverse_text', 1, 'active', $1, 'read'), ('tool-gone', 'gone', 1, 'active', '[]', 'read')`, [JSON.stringify([binding('p-b'), binding('p-a')])]);
   });

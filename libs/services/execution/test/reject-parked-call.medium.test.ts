@@ -1,16 +1,17 @@
 /**
  * G (every wait ends with a final answer), medium tier: when execution parks a call's request or hold, the agent is
  * answered with EffectRejected — only while nothing was sent; recorded in the call's state so nothing dispatches
- * later; and sent even when the state cannot be written (the fault the event was parked for).
+ * later; and sent even when the state cannot be written (the fault the event was parked for). Run by the workflow
+ * runner (`answerParked` over `DispatchWorkflow.decideParked`), as the consumer runs it.
  */
 import { randomUUID } from 'node:crypto';
-import { type DataSource } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { callEvent } from '@tollgate/call-life';
-import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
+import { PaymentHeld } from '@tollgate/contracts';
+import { answerParked, applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
-import { RejectParkedCallUseCase } from '../src/lib/dispatch-call/reject-parked-call.usecase';
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 
@@ -20,14 +21,14 @@ describe('execution answers a call whose event it parked (medium tier)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   let workflow: DispatchWorkflow;
-  let reject: RejectParkedCallUseCase;
+  /** The runner's answer to a parked hold, in the park's transaction. */
+  const reject = { execute: (m: EntityManager, p: { intentId: string; causationId?: string }) => answerParked(workflow, PaymentHeld, { manager: m, intentId: p.intentId, eventId: p.causationId, payload: undefined }) };
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_exec_parked');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    reject = new RejectParkedCallUseCase(outbox);
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox), reject);
+    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-1', 'reverse_text', 1, 'active', $1, 'read')`,
       [JSON.stringify([{ bindingId: 'b', providerId: 'p', transport: 'http', endpoint: 'http://127.0.0.1:1/p', upstreamToolName: 'reverse', contractHash: 'a'.repeat(64), health: 'healthy' }])]);
   });

@@ -1,5 +1,5 @@
 /**
- * Medium tier (real PostgreSQL with settlement's migrations and use cases; no Kafka, no HTTP): settlement records a
+ * Medium tier (real PostgreSQL with settlement's migrations and its workflow, events and due work through the runner; no Kafka, no HTTP): settlement records a
  * call's facts with the call-life model, whatever order and batching they arrive in, refunds a rejected effect once,
  * and pays the provider of the attempt whose effect was confirmed (a fallback from A to B whose
  * EffectConfirmed overtakes CallDispatched(attempt 2) pays B, never A).
@@ -9,10 +9,9 @@ import fc from 'fast-check';
 import { type DataSource } from 'typeorm';
 import { type CallEvent, callEvent, type CallState, foldCall, status } from '@tollgate/call-life';
 import { arbitraryDelivery, arbitraryLife, lifeOf } from '@tollgate/call-life/testing';
-import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
+import { applyCallInputs, callInputs, OutboxWriter, runDueWork } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase, overlappingTransactions } from '@tollgate/testing';
-import { CloseVerificationUseCase } from '../src/lib/close-verification/close-verification.usecase';
 import { VerificationWorkflow } from '../src/lib/record-call-fact/verification.workflow';
 import { settlementDataSourceOptions } from '../src/lib/settlement.datasource-options';
 import { type SettlementOptions } from '../src/lib/settlement.options';
@@ -26,15 +25,15 @@ describe('settlement on the call-life model (medium tier)', () => {
   let ds: DataSource;
   let workflow: VerificationWorkflow;
   const record = { execute: (m: Parameters<typeof applyCallInputs>[1], events: readonly CallEvent[]) => applyCallInputs(workflow, m, callInputs(events)) };
-  let close: CloseVerificationUseCase;
+  /** The runner's due work: the calls whose window closed. */
+  const close = { execute: () => runDueWork(workflow) };
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_settle');
     ds = await openServiceDataSource(settlementDataSourceOptions(db.url));
     const options: SettlementOptions = { databaseUrl: db.url, outboxPollIntervalMs: 1000, verificationWindowMs: 0, sweepIntervalMs: 100, feeBps: 1000 };
     const outbox = new OutboxWriter('settlement', 'settlement');
-    workflow = new VerificationWorkflow(outbox, options);
-    close = new CloseVerificationUseCase(ds, outbox, options);
+    workflow = new VerificationWorkflow(ds, outbox, options);
   });
   afterAll(async () => {
     await ds.destroy();

@@ -63,8 +63,9 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
 
   async onApplicationBootstrap(): Promise<void> {
     const s = this.settings;
-    assertDeclaredConsumers(s.service, this.consumers());
-    this.messaging = new ServiceMessaging({ ...s, consumers: this.consumers() });
+    const consumers = this.consumers();
+    assertDeclaredConsumers(s.service, consumers);
+    this.messaging = new ServiceMessaging({ ...s, consumers });
     s.health.register({
       name: `${s.service}.database`,
       check: async () => s.dataSource.isInitialized && (await s.dataSource.query('SELECT 1')).length === 1,

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { CALL_ROUTE, type CallEvent, type CallEventType, type CallService, type CallState, evolve, foldCall, initialState } from '@tollgate/call-life';
+import { CALL_ROUTE, type CallEvent, type CallEventType, type CallService, type CallState, foldCall, initialState } from '@tollgate/call-life';
 import { type EventDefinition } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
 import { type OutboxWriter } from '../outbox/outbox-writer';
 import { type BatchContext, type BatchEvent, type ParkedContext, perBatch } from '../inbox/handler';
-import { type CallEmission, CALL_EVENTS, callEventDefinitions, callEventOf, emittedFact } from './call-events';
+import { callEventDefinitions, callEventOf } from './call-events';
+import { runCommand, roomForCommands } from './commands';
+import { type Decision, writeDecision } from './decision';
+import { dueWork } from './due-work';
+import { answerParked } from './parked';
 
 /** One call event as a workflow receives it: the model's typed fact, its id, its trace headers and its contract payload. */
 export interface CallInput {
@@ -30,20 +34,16 @@ export interface LifeChange<R extends StoredLife, X> {
   extra: X | undefined;
   /** This batch's inputs for the call, in delivery order. */
   inputs: readonly CallInput[];
+  /** The decision's wake-up: the store keeps when the call is due (`claimDue` finds it then). */
+  wakeInMs?: number;
 }
 
 /** The table of a workflow: its rows locked for the transaction (in key order), then saved in one statement. */
 export interface LifeStore<R extends StoredLife, X> {
   lock(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, R>>;
   save(m: EntityManager, changes: readonly LifeChange<R, X>[]): Promise<void>;
-}
-
-/** What a workflow decides for one call: events (appended with the state, then folded into it), commands, row extras. */
-export interface Decision<C, X> {
-  emit?: CallEmission[];
-  /** I/O to run after the transaction commits (an upstream call, waking a request), each in its call's trace. */
-  commands?: C[];
-  extra?: X;
+  /** Calls whose wake-up time has come, locked (another instance skips them), the longest due first. */
+  claimDue?(m: EntityManager, limit: number): Promise<R[]>;
 }
 
 export interface DecideInput<R extends StoredLife, K> {
@@ -68,6 +68,8 @@ export interface CallWorkflow<R extends StoredLife, C = never, X = never, K = un
   store: LifeStore<R, X>;
   /** Where emitted events go (required when the workflow emits). */
   outbox?: OutboxWriter;
+  /** The schema of the double-entry ledger its postings are booked in (required when a decision books one). */
+  ledger?: string;
   prepare?(m: EntityManager, lives: readonly CallState[]): Promise<K>;
   decide(input: DecideInput<R, K>): Decision<C, X>;
   /** A command's I/O, after commit. What it returns is the command's result: the runner feeds it back (`decideResult`). */
@@ -76,7 +78,20 @@ export interface CallWorkflow<R extends StoredLife, C = never, X = never, K = un
   decideResult?(input: ResultInput<R, O>): Decision<C, X>;
   /** The database results are fed back into (required with `decideResult`). */
   dataSource?: DataSource;
-  /** A parked input of this workflow: the final answer its waiter needs (see EventHandler.onParked). */
+  /**
+   * Due work: a call whose wake-up (`Decision.wakeInMs`) has come, decided over its locked state like an input. The
+   * runner looks for due calls every `dueEveryMs` (`dueWork`); no service keeps a timer or a loop of its own.
+   */
+  decideDue?(input: DueInput<R>): Decision<C, X>;
+  dueEveryMs?: number;
+  /** The trace a due call's work joins (what opened its wake-up). */
+  traceOf?(row: R): Record<string, string> | undefined;
+  /**
+   * A parked input of this workflow, decided like any input: the final answer whoever waits needs (`answerParked`).
+   * Over the bare call (`initialState`) when recording it is what fails.
+   */
+  decideParked?(input: ParkedInput): Decision<C, X>;
+  /** A parked input's side effect outside the call's state (e.g. waking a waiting request everywhere). */
   onParked?(event: EventDefinition<object>, ctx: ParkedContext<object>): Promise<void>;
   redriveAfterAnswer?: boolean;
 }
@@ -84,6 +99,17 @@ export interface CallWorkflow<R extends StoredLife, C = never, X = never, K = un
 /** A command's result: it names its call. */
 export interface CommandResult {
   intentId: string;
+}
+
+export interface DueInput<R extends StoredLife> {
+  before: R;
+  life: CallState;
+}
+
+export interface ParkedInput {
+  life: CallState;
+  /** The event that was parked. */
+  event: EventDefinition<object>;
 }
 
 export interface ResultInput<R extends StoredLife, O> {
@@ -107,11 +133,17 @@ export function routeReads(service: CallService, decisions: readonly string[]): 
  */
 export function runCallWorkflow<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>) {
   const reads = routeReads(wf.service, wf.decisions);
+  const parked = async (event: EventDefinition<object>, ctx: ParkedContext<object>) => {
+    await answerParked(wf, event, ctx);
+    await wf.onParked?.(event, ctx);
+  };
   return {
     name: wf.name,
     ...perBatch(callEventDefinitions(reads), (ctx) => applyWorkflow(wf, ctx), {
-      dedupedByModel: true, ...(wf.onParked ? { onParked: (event: EventDefinition<object>, ctx: ParkedContext<object>) => wf.onParked!(event, ctx) } : {}), ...(wf.redriveAfterAnswer ? { redriveAfterAnswer: true } : {}),
+      dedupedByModel: true, ...(wf.onParked || wf.decideParked ? { onParked: parked } : {}), ...(wf.redriveAfterAnswer ? { redriveAfterAnswer: true } : {}),
     }),
+    // Due work (a call's scheduled wake-up) is an input the runner delivers too, on its own clock.
+    ...(wf.decideDue ? { due: dueWork(wf) } : {}),
   };
 }
 
@@ -159,8 +191,8 @@ export async function applyCallInputs<R extends StoredLife, C, X, K, O extends C
     const before = rows.get(intentId);
     const cause = mine.at(-1)!;
     const decision = wf.decide({ before, life, inputs: mine, context });
-    const after = await within(cause, () => emitAll(wf, m, life, decision.emit ?? [], cause.eventId));
-    changes.push({ intentId, before, life: after, extra: decision.extra, inputs: mine });
+    const after = await within(cause, () => writeDecision(wf, m, life, decision, cause.eventId));
+    changes.push({ intentId, before, life: after, extra: decision.extra, inputs: mine, ...(decision.wakeInMs !== undefined ? { wakeInMs: decision.wakeInMs } : {}) });
     for (const command of decision.commands ?? []) {
       commands.push(command);
       if (hooks.afterCommit) await within(cause, async () => hooks.afterCommit!(command));
@@ -168,77 +200,6 @@ export async function applyCallInputs<R extends StoredLife, C, X, K, O extends C
   }
   await wf.store.save(m, changes);
   return commands;
-}
-
-async function emitAll<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, m: EntityManager, life: CallState, emit: readonly CallEmission[], causationId?: string): Promise<CallState> {
-  let state = life;
-  for (const e of emit) {
-    if (!wf.outbox) throw new Error(`${wf.name} emits ${e.type} but has no outbox`);
-    await appendEmission(wf.outbox, m, e, causationId);
-    state = evolve(state, emittedFact(e));
-  }
-  return state;
-}
-
-/**
- * A command's I/O, then its result fed back as the workflow's input (`feedResult`), which may decide the next command
- * (a fallback to the next provider): the life runs on through the runner, never through a loop of the service's own.
- */
-export function runCommand<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, command: C): Promise<void> {
-  const done = (async () => {
-    const result = await wf.run?.(command);
-    if (result !== undefined && wf.decideResult) await feedResult(wf, result);
-  })();
-  running.add(done);
-  void done.catch(() => undefined).finally(() => running.delete(done));
-  return done;
-}
-
-/** Commands running after their commit (and feeding their results back), in this process. */
-const running = new Set<Promise<void>>();
-
-/**
- * The most commands one process runs at once. Past it a consumer stops taking events until one ends — back-pressure
- * on the broker, not a queue in memory. Each provider's own bound is the execution service's (per provider).
- */
-export const MAX_COMMANDS_IN_FLIGHT = 2048;
-
-/** Resolves once fewer than MAX_COMMANDS_IN_FLIGHT commands run. */
-export async function roomForCommands(): Promise<void> {
-  while (running.size >= MAX_COMMANDS_IN_FLIGHT) await Promise.race([...running].map((p) => p.catch(() => undefined)));
-}
-
-/** Waits for every command in flight and the results it feeds back, including the commands those decide (a graceful stop). */
-export async function drainCommands(): Promise<void> {
-  while (running.size > 0) await Promise.allSettled([...running]);
-}
-
-/**
- * A command's result as an input, in a transaction of its own: the call's row locked, `decideResult`, its events
- * appended and folded, the state saved; then the commands it decided run after commit. Returns what it emitted
- * (nothing: the state already had that outcome — a second report of one attempt changes nothing).
- */
-export async function feedResult<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, result: O): Promise<CallEmission[]> {
-  if (!wf.dataSource || !wf.decideResult) throw new Error(`${wf.name} takes no command results`);
-  const { intentId } = result;
-  const decided = await wf.dataSource.transaction(async (m) => {
-    const before = (await wf.store.lock(m, [intentId])).get(intentId);
-    const life = before?.life ?? initialState(intentId);
-    const decision = wf.decideResult!({ before, life, result });
-    const after = await emitAll(wf, m, life, decision.emit ?? []);
-    await wf.store.save(m, [{ intentId, before, life: after, extra: decision.extra, inputs: [] }]);
-    return decision;
-  });
-  for (const command of decided.commands ?? []) {
-    void runCommand(wf, command).catch((err) => createLogger(wf.service).error({ err, intentId }, 'a command of the call failed after its commit'));
-  }
-  return decided.emit ?? [];
-}
-
-/** Appends one emission through its contract (the outbox validates the payload). */
-export function appendEmission(outbox: OutboxWriter, m: EntityManager, e: CallEmission, causationId?: string): Promise<unknown> {
-  const definition: EventDefinition<object> = CALL_EVENTS[e.type];
-  return outbox.append(m, definition, e.payload, causationId ? { causationId } : {});
 }
 
 /** Facts as inputs of no particular delivery (each its own id, no trace): for tests and tools that feed a workflow. */

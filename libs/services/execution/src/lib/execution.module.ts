@@ -3,7 +3,6 @@ import { useUpstreamCredentials } from '@tollgate/mcp-runtime';
 import { adminTokenProvider } from '@tollgate/http';
 import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
-import { RejectParkedCallUseCase } from './dispatch-call/reject-parked-call.usecase';
 import { DispatchWorkflow } from './dispatch-call/dispatch.workflow';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
 import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
@@ -28,7 +27,6 @@ export class ExecutionModule {
         outboxWriterProvider(EXECUTION_OUTBOX, EXECUTION),
         adminTokenProvider(EXECUTION_ADMIN, options.adminToken),
         DispatchCallUseCase,
-        RejectParkedCallUseCase,
         DispatchWorkflow,
         ReconcileCallsUseCase,
         SyncBindingsUseCase,

@@ -2,7 +2,6 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { adminTokenProvider } from '@tollgate/http';
 import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
-import { CloseVerificationUseCase } from './close-verification/close-verification.usecase';
 import { VerificationWorkflow } from './record-call-fact/verification.workflow';
 import { IssuePayoutUseCase } from './issue-payout/issue-payout.usecase';
 import { PayoutsController } from './issue-payout/payouts.controller';
@@ -25,7 +24,6 @@ export class SettlementModule {
         IssuePayoutUseCase,
         outboxWriterProvider(SETTLEMENT_OUTBOX, SETTLEMENT),
         VerificationWorkflow,
-        CloseVerificationUseCase,
         SettlementEventsHost,
       ],
     };

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager } from 'typeorm';
-import { awaitingVerdict, CANCELLED_CODE, type CallState, hasOutcome, inFlightAttempt, isCancelDue, readyToDispatch, type UsageReport } from '@tollgate/call-life';
-import { CallCancelRequested, type CallOutcome, digestOf, type EventDefinition, type UpstreamResultDto } from '@tollgate/contracts';
+import { awaitingVerdict, CANCELLED_CODE, type CallState, hasOutcome, inFlightAttempt, isCancelDue, mayRejectUnsent, readyToDispatch, type UsageReport } from '@tollgate/call-life';
+import { CallCancelRequested, type CallOutcome, digestOf, type UpstreamResultDto } from '@tollgate/contracts';
 import {
-  type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type ParkedContext, type ResultInput,
+  type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type ParkedInput, type ResultInput,
 } from '@tollgate/messaging';
 import { Reconciliations } from './reconciliations.repository';
 import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
@@ -14,7 +14,6 @@ import {
 import { compareReadBack, eligibleBindings } from './call-policy';
 import { DispatchCallUseCase } from './dispatch-call.usecase';
 import { type LoadedPendingCall, PendingCalls, type ToolBindingRow } from './pending-calls.repository';
-import { RejectParkedCallUseCase } from './reject-parked-call.usecase';
 
 /** What a batch reads once for all its calls: the tools the ready calls name, and the time the decisions are made at. */
 interface Context { tools: Map<string, ToolBindingRow>; now: number }
@@ -38,7 +37,6 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
     @InjectDataSource(EXECUTION) readonly dataSource: DataSource,
     @Inject(EXECUTION_OUTBOX) readonly outbox: OutboxWriter,
     private readonly dispatch: DispatchCallUseCase,
-    private readonly rejectParked: RejectParkedCallUseCase,
   ) {
     this.store = {
       lock: (m: EntityManager, ids: readonly string[]) => PendingCalls.lockLives(m, ids),
@@ -84,9 +82,14 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
     return { emit: d.emit, ...(d.next ? { commands: [d.next] } : {}), ...(d.resolution ? { extra: { resolution: d.resolution } } : {}) };
   }
 
-  /** A parked request or hold: the agent gets EffectRejected (nothing sent) instead of waiting for its deadline. */
-  async onParked(event: EventDefinition<object>, { manager, intentId, eventId }: ParkedContext<object>): Promise<void> {
-    if (event.type !== CallCancelRequested.type) await this.rejectParked.execute(manager, { ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) });
+  /**
+   * A parked request or hold: the agent gets EffectRejected now (a platform fault, nothing performed, the hold refunded)
+   * instead of waiting for a dispatch that never comes — only while nothing was sent (`mayRejectUnsent`); a call already
+   * dispatched is left to its result or its reconciliation. Recorded in the state, so a late redelivery dispatches nothing.
+   */
+  decideParked({ life, event }: ParkedInput): Decision<AttemptCommand, Extra> {
+    if (event.type === CallCancelRequested.type || !mayRejectUnsent(life)) return {};
+    return { emit: [rejection(life.intentId, PARKED_REJECTION_CODE, 'The platform could not send this call to a provider; nothing was performed and the hold is refunded.')] };
   }
 
   /** The states (with the columns the sweeps query), and the reconciliation's record of a call whose verdict is owed or given. */
@@ -104,6 +107,9 @@ function argumentsIn(inputs: readonly CallInput[]): Extra {
   }
   return {};
 }
+
+/** The agent error of a call execution parked before sending it: a platform fault, nothing performed, hold refunded. */
+export const PARKED_REJECTION_CODE = 'INTERNAL_SERVER_ERROR';
 
 function rejection(intentId: string, code: string, reason: string): CallEmission {
   return { type: 'EffectRejected', payload: { intentId, attempt: 1, code, reason } };

@@ -23,10 +23,8 @@ export const VERIFICATION = defineTable('settlement.verification', {
 });
 export type VerificationRow = RowOf<typeof VERIFICATION>;
 
-/** A call whose window closed, as `claimDue` returns it: whether it is due for settlement is the model's to say. */
-export type DueSettlement = Pick<VerificationRow, 'intent_id' | 'life' | 'trace_headers'>;
-
-export type LoadedVerification = Pick<VerificationRow, 'intent_id' | 'life' | 'due_at'>;
+/** A call as the workflow loads it (locked, or claimed once its window closed: whether it is due is the model's to say). */
+export type LoadedVerification = Pick<VerificationRow, 'intent_id' | 'life' | 'due_at' | 'trace_headers'>;
 
 /** `dueInMs` opens the verification window (kept if already open), with the trace context of what opened it. */
 export interface VerificationWindow {
@@ -61,7 +59,7 @@ function derived(life: CallState) {
 export const Verifications = {
   /** The states of these calls, locked; a call not seen yet gets its row first (`lockCallRows`). */
   lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, LoadedVerification>> {
-    return lockCallRows(m, VERIFICATION, ['intent_id', 'life', 'due_at'], intentIds);
+    return lockCallRows(m, VERIFICATION, ['intent_id', 'life', 'due_at', 'trace_headers'], intentIds);
   },
 
   /** Saves every changed call (locked) in one statement; the window, once open, keeps its due time; closed once. */
@@ -89,9 +87,9 @@ export const Verifications = {
    * model's, derived on save (a confirmed effect, a hold, a provider), so rows that cannot be due yet never crowd the
    * batch; whether each is due is still `isSettlementDue`'s to say.
    */
-  claimDue(m: Executor, limit: number): Promise<DueSettlement[]> {
-    return select(m, VERIFICATION, ['intent_id', 'life', 'trace_headers'],
-      `SELECT intent_id, life, trace_headers FROM settlement.verification
+  claimDue(m: Executor, limit: number): Promise<LoadedVerification[]> {
+    return select(m, VERIFICATION, ['intent_id', 'life', 'due_at', 'trace_headers'],
+      `SELECT intent_id, life, due_at, trace_headers FROM settlement.verification
         WHERE state = 'open' AND effect = 'confirmed' AND hold_id IS NOT NULL AND provider_id IS NOT NULL AND due_at <= now()
         ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
   },

@@ -1,0 +1,58 @@
+import { type EntityManager } from 'typeorm';
+import { type Entry } from '@tollgate/accounting';
+import { type CallState, evolve } from '@tollgate/call-life';
+import { type EventDefinition } from '@tollgate/contracts';
+import { applyPosting } from '@tollgate/persistence';
+import { type OutboxWriter } from '../outbox/outbox-writer';
+import { type CallEmission, CALL_EVENTS, emittedFact } from './call-events';
+
+/** A balanced posting a decision books in its transaction, in the workflow's ledger; its id makes it happen once. */
+export interface PostingEffect {
+  id: string;
+  kind: string;
+  entries: readonly Entry[];
+  intentId: string;
+}
+
+/** What a workflow decides for one call: events (appended with the state, then folded into it), commands, row extras. */
+export interface Decision<C, X> {
+  emit?: CallEmission[];
+  /** Balanced postings booked inside the transaction (the workflow's `ledger` schema), before the events. */
+  postings?: PostingEffect[];
+  /** I/O to run after the transaction commits (an upstream call, waking a request), each in its call's trace. */
+  commands?: C[];
+  extra?: X;
+  /** Wake this call up again after this many ms: the runner then feeds the workflow's `decideDue` (due work). */
+  wakeInMs?: number;
+}
+
+/** Where a decision's effects go: the outbox for its events, the ledger schema for its postings. */
+export interface EffectTargets {
+  name: string;
+  outbox?: OutboxWriter;
+  ledger?: string;
+}
+
+/**
+ * A decision's effects, written in the caller's transaction: its postings, then its events appended through their
+ * contracts and folded into the state. Returns the state with the emitted facts in it.
+ */
+export async function writeDecision(wf: EffectTargets, m: EntityManager, life: CallState, decision: Pick<Decision<unknown, unknown>, 'emit' | 'postings'>, causationId?: string): Promise<CallState> {
+  for (const p of decision.postings ?? []) {
+    if (!wf.ledger) throw new Error(`${wf.name} books a posting but has no ledger`);
+    await applyPosting(m, wf.ledger, p.id, p.kind, p.entries, p.intentId);
+  }
+  let state = life;
+  for (const e of decision.emit ?? []) {
+    if (!wf.outbox) throw new Error(`${wf.name} emits ${e.type} but has no outbox`);
+    await appendEmission(wf.outbox, m, e, causationId);
+    state = evolve(state, emittedFact(e));
+  }
+  return state;
+}
+
+/** Appends one emission through its contract (the outbox validates the payload). */
+export function appendEmission(outbox: OutboxWriter, m: EntityManager, e: CallEmission, causationId?: string): Promise<unknown> {
+  const definition: EventDefinition<object> = CALL_EVENTS[e.type];
+  return outbox.append(m, definition, e.payload, causationId ? { causationId } : {});
+}
