@@ -146,11 +146,11 @@ export interface EmbeddedSystem {
   stop(): Promise<void>;
 }
 
-export async function startEmbeddedSystem(name: string, env: Record<string, string> = {}): Promise<EmbeddedSystem> {
+export async function startEmbeddedSystem(name: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<EmbeddedSystem> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `tollgate-${name}-`));
   chmodSync(dataDir, 0o755); // the embedded engine runs PostgreSQL as its own user
   const [port, pgPort] = [await freePort(), await freePort()];
-  const proc = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO_MONEY: 'false', ...env });
+  const proc = startTsProcess('embedded', 'apps/embedded/src/main.ts', [], { PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO_MONEY: 'false', ...env }, { nodeArgs });
   await proc.waitForOutput(/Tollgate is running/, 150_000);
   return {
     process: proc, dataDir, base: `http://127.0.0.1:${port}`, pgUrl: `postgres://postgres:postgres@127.0.0.1:${pgPort}/tollgate`,

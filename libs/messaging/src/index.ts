@@ -19,3 +19,4 @@ export * from './lib/workflow/commands';
 export * from './lib/workflow/decision';
 export * from './lib/workflow/due-work';
 export * from './lib/workflow/parked';
+export * from './lib/workflow/workflow.types';

@@ -1,7 +1,7 @@
 import { initialState } from '@tollgate/call-life';
 import { createLogger } from '@tollgate/observability';
 import { type CallEmission } from './call-events';
-import { type CallWorkflow, type CommandResult, type StoredLife } from './call-workflow';
+import { type CallWorkflow, type CommandResult, type StoredLife } from './workflow.types';
 import { writeDecision } from './decision';
 
 /**

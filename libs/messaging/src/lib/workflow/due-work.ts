@@ -1,5 +1,5 @@
 import { createLogger, inRecordedContext } from '@tollgate/observability';
-import { type CallWorkflow, type CommandResult, type LifeChange, type StoredLife } from './call-workflow';
+import { type CallWorkflow, type CommandResult, type LifeChange, type StoredLife } from './workflow.types';
 import { runCommand } from './commands';
 import { writeDecision } from './decision';
 

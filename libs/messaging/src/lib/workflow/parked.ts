@@ -2,7 +2,7 @@ import { initialState } from '@tollgate/call-life';
 import { type EventDefinition } from '@tollgate/contracts';
 import { trySavepoint } from '@tollgate/persistence';
 import { type ParkedContext } from '../inbox/handler';
-import { type CallWorkflow, type CommandResult, type StoredLife } from './call-workflow';
+import { type CallWorkflow, type CommandResult, type StoredLife } from './workflow.types';
 import { type Decision, writeDecision } from './decision';
 
 /**
