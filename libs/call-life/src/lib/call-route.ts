@@ -11,6 +11,11 @@ export interface RouteStep {
   decision: string;
   emits: readonly CallEventType[];
   does: string;
+  /**
+   * The consumer that runs the step (its stable name): it is subscribed to exactly the union of its steps' `reads`, and
+   * a service whose consumer handles other call events, or lacks one, refuses to boot. None for the agent's own requests.
+   */
+  consumer?: string;
 }
 
 /**
@@ -20,18 +25,25 @@ export interface RouteStep {
 export const CALL_ROUTE: readonly RouteStep[] = [
   { service: 'gateway', reads: [], decision: 'the agent calls a tool', emits: ['CallRequested'], does: 'checks the call (catalog, schema, policy, operation key) and records it' },
   { service: 'gateway', reads: [], decision: 'mayCancel (the agent cancels its task: tasks/cancel)', emits: ['CallCancelRequested'], does: 'records the request; a call already sent is refused with the reason' },
-  { service: 'payment', reads: ['CallRequested'], decision: 'spend policy', emits: ['PaymentHeld', 'PaymentRejected'], does: 'holds the price (or a free call, or a settled x402 payment), or refuses' },
-  { service: 'execution', reads: ['CallRequested', 'PaymentHeld'], decision: 'readyToDispatch', emits: ['CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected'], does: 'dispatches to a provider (falling back to the next), checks the result, confirms or rejects the effect; reconciles an unknown outcome by operation key' },
-  { service: 'execution', reads: ['CallCancelRequested'], decision: 'isCancelDue', emits: ['EffectRejected'], does: 'cancels a call not yet sent (CALL_CANCELLED; the hold is refunded); a cancel after dispatch changes nothing' },
-  { service: 'settlement', reads: ['PaymentHeld', 'CallDispatched', 'EffectConfirmed', 'EffectRejected'], decision: 'isSettlementDue', emits: ['CallSettled'], does: 'after the verification window, captures the hold and splits fee and provider payable (providerOf)' },
-  { service: 'settlement', reads: ['PaymentHeld', 'EffectRejected'], decision: 'isRefundDue', emits: ['CallRefunded'], does: 'gives the hold back' },
-  { service: 'payment', reads: ['CallSettled', 'CallRefunded'], decision: 'isTerminal', emits: [], does: 'books its half of the capture or the release' },
-  { service: 'gateway', reads: ['PaymentHeld', 'PaymentRejected', 'CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected', 'CallSettled', 'CallRefunded'], decision: 'isAnswered, repeatVerdict, receiptOf', emits: [], does: 'answers the waiting agent and any retry under the same operation key' },
-  { service: 'ledger', reads: ['CallRequested', 'PaymentHeld', 'PaymentRejected', 'CallCancelRequested', 'CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected', 'CallSettled', 'CallRefunded'], decision: 'status, contradictions', emits: [], does: 'keeps the timeline and the journal; reconciliation lists calls not terminal' },
+  { service: 'payment', reads: ['CallRequested'], decision: 'spend policy', emits: ['PaymentHeld', 'PaymentRejected'], does: 'holds the price (or a free call, or a settled x402 payment), or refuses', consumer: 'payment' },
+  { service: 'execution', reads: ['CallRequested', 'PaymentHeld'], decision: 'readyToDispatch', emits: ['CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected'], does: 'dispatches to a provider (falling back to the next), checks the result, confirms or rejects the effect; reconciles an unknown outcome by operation key', consumer: 'execution.calls' },
+  { service: 'execution', reads: ['CallCancelRequested'], decision: 'isCancelDue', emits: ['EffectRejected'], does: 'cancels a call not yet sent (CALL_CANCELLED; the hold is refunded); a cancel after dispatch changes nothing', consumer: 'execution.calls' },
+  { service: 'settlement', reads: ['PaymentHeld', 'CallDispatched', 'EffectConfirmed', 'EffectRejected'], decision: 'isSettlementDue', emits: ['CallSettled'], does: 'after the verification window, captures the hold and splits fee and provider payable (providerOf)', consumer: 'settlement' },
+  { service: 'settlement', reads: ['PaymentHeld', 'EffectRejected'], decision: 'isRefundDue', emits: ['CallRefunded'], does: 'gives the hold back', consumer: 'settlement' },
+  { service: 'payment', reads: ['CallSettled', 'CallRefunded'], decision: 'isTerminal', emits: [], does: 'books its half of the capture or the release', consumer: 'payment' },
+  { service: 'gateway', reads: ['PaymentHeld', 'PaymentRejected', 'CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected', 'CallSettled', 'CallRefunded'], decision: 'isAnswered, repeatVerdict, receiptOf', emits: [], does: 'answers the waiting agent and any retry under the same operation key', consumer: 'gateway.outcomes' },
+  { service: 'ledger', reads: ['CallRequested', 'PaymentHeld', 'PaymentRejected', 'CallCancelRequested', 'CallDispatched', 'ResultReceived', 'OutcomeUnknown', 'EffectConfirmed', 'EffectRejected', 'CallSettled', 'CallRefunded'], decision: 'status, contradictions', emits: [], does: 'keeps the timeline and the journal; reconciliation lists calls not terminal', consumer: 'ledger.timeline' },
 ];
 
 /** The route as a Markdown table (the README's copy is checked against it). */
 export function routeTable(route: readonly RouteStep[] = CALL_ROUTE): string {
-  const rows = route.map((s) => `| ${s.service} | ${s.reads.map((t) => `\`${t}\``).join(', ') || '—'} | ${s.decision} | ${s.emits.map((t) => `\`${t}\``).join(', ') || '—'} | ${s.does} |`);
-  return ['| service | reads | decision | emits | does |', '|---|---|---|---|---|', ...rows].join('\n');
+  const rows = route.map((s) => `| ${s.service} | ${s.consumer ? `\`${s.consumer}\`` : '—'} | ${s.reads.map((t) => `\`${t}\``).join(', ') || '—'} | ${s.decision} | ${s.emits.map((t) => `\`${t}\``).join(', ') || '—'} | ${s.does} |`);
+  return ['| service | consumer | reads | decision | emits | does |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** What the route subscribes a consumer to: the union of the `reads` of the steps it runs (it must run one). */
+export function routeReads(consumer: string, route: readonly RouteStep[] = CALL_ROUTE): CallEventType[] {
+  const steps = route.filter((s) => s.consumer === consumer);
+  if (steps.length === 0) throw new Error(`the call route has no step run by ${consumer}`);
+  return [...new Set(steps.flatMap((s) => s.reads))];
 }

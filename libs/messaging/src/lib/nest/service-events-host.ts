@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
+import { CALL_EVENT_TYPES, CALL_ROUTE } from '@tollgate/call-life';
 import { serviceEventsOf } from '@tollgate/contracts';
 import { createLogger, type HealthRegistry, type Logger } from '@tollgate/observability';
 import { type EventTransport } from '../transport/event-transport';
@@ -37,6 +38,25 @@ export function assertDeclaredConsumers(service: string, consumers: { handlers: 
 }
 
 /**
+ * The route is the wiring (CALL_ROUTE): every consumer the route names for this service exists, and each consumer
+ * handles exactly the call events its steps read — a call event handled off the route, or a step read by nobody,
+ * fails the boot.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function assertRouteWiring(service: string, consumers: { name: string; handlers: EventHandler<any>[] }[]): void {
+  const isCallEvent = (t: string) => (CALL_EVENT_TYPES as readonly string[]).includes(t);
+  const problems: string[] = [];
+  const named = new Set(CALL_ROUTE.filter((s) => s.service === service && s.consumer).map((s) => s.consumer!));
+  for (const name of named) if (!consumers.some((c) => c.name === name)) problems.push(`the route's consumer ${name} is missing`);
+  for (const c of consumers) {
+    const handled = [...new Set(c.handlers.map((h) => h.event.type).filter(isCallEvent))].sort();
+    const routed = [...new Set(CALL_ROUTE.filter((s) => s.service === service && s.consumer === c.name).flatMap((s) => s.reads))].sort();
+    if (handled.join() !== routed.join()) problems.push(`${c.name} handles ${handled.join(', ') || 'no call event'}; the route has it read ${routed.join(', ') || 'none'}`);
+  }
+  if (problems.length > 0) throw new Error(`${service} is not wired as the call route says: ${problems.join('; ')}`);
+}
+
+/**
  * NestJS lifecycle around a service's ServiceMessaging: starts the outbox
  * relay and the consumers once the app has booted, registers readiness
  * (database + broker), and on shutdown finishes in-flight events and flushes
@@ -65,6 +85,7 @@ export abstract class ServiceEventsHost implements OnApplicationBootstrap, Befor
     const s = this.settings;
     const consumers = this.consumers();
     assertDeclaredConsumers(s.service, consumers);
+    assertRouteWiring(s.service, consumers);
     this.messaging = new ServiceMessaging({ ...s, consumers });
     s.health.register({
       name: `${s.service}.database`,

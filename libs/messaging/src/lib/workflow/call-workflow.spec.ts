@@ -1,8 +1,9 @@
 import { plainToInstance } from 'class-transformer';
-import { CALL_EVENT_TYPES } from '@tollgate/call-life';
-import { CallLifeEvents, EffectConfirmedPayload, HoldReleasedPayload } from '@tollgate/contracts';
+import { CALL_EVENT_TYPES, routeReads } from '@tollgate/call-life';
+import { CallLifeEvents, CallRefunded, CallRequested, CallSettled, EffectConfirmedPayload, HoldReleased, HoldReleasedPayload } from '@tollgate/contracts';
+import { type EventHandler } from '../inbox/handler';
+import { assertRouteWiring } from '../nest/service-events-host';
 import { CALL_EVENTS, callEventOf } from './call-events';
-import { routeReads } from './call-workflow';
 
 describe('the workflow runner wiring', () => {
   it('one list of call-life events: the model\'s, the contracts\' and the runner\'s are the same, in the same order', () => {
@@ -11,13 +12,21 @@ describe('the workflow runner wiring', () => {
     expect(Object.values(CALL_EVENTS)).toEqual([...CallLifeEvents]);
   });
 
-  it('subscribes a workflow to what the route says its decisions read', () => {
-    expect(new Set(routeReads('settlement', ['isSettlementDue', 'isRefundDue']))).toEqual(new Set(['PaymentHeld', 'CallDispatched', 'EffectConfirmed', 'EffectRejected']));
-    expect(new Set(routeReads('execution', ['readyToDispatch', 'isCancelDue']))).toEqual(new Set(['CallRequested', 'PaymentHeld', 'CallCancelRequested']));
+  it('subscribes a workflow to what the route\'s steps that name it read', () => {
+    expect(new Set(routeReads('settlement'))).toEqual(new Set(['PaymentHeld', 'CallDispatched', 'EffectConfirmed', 'EffectRejected']));
+    expect(new Set(routeReads('execution.calls'))).toEqual(new Set(['CallRequested', 'PaymentHeld', 'CallCancelRequested']));
   });
 
-  it('refuses a decision the route does not have (a typo fails at boot, not silently)', () => {
-    expect(() => routeReads('payment', ['isSettlementDue'])).toThrow(/no step isSettlementDue/);
+  it('refuses a consumer the route does not name (a typo fails at boot, not silently)', () => {
+    expect(() => routeReads('settlements')).toThrow(/no step run by settlements/);
+  });
+
+  it('a service boots only wired as the route says: each routed consumer present, handling exactly its steps\' reads', () => {
+    const handler = (event: EventHandler['event']): EventHandler => ({ event, handle: async () => undefined });
+    const payment = (events: EventHandler['event'][]) => [{ name: 'payment', handlers: events.map(handler) }];
+    expect(() => assertRouteWiring('payment', payment([CallRequested, CallSettled, CallRefunded, HoldReleased]))).not.toThrow();
+    expect(() => assertRouteWiring('payment', payment([CallRequested, CallSettled]))).toThrow(/payment handles CallRequested, CallSettled; the route has it read CallRefunded, CallRequested, CallSettled/);
+    expect(() => assertRouteWiring('payment', [{ name: 'payment.other', handlers: [handler(CallRequested)] }])).toThrow(/consumer payment is missing/);
   });
 
   it('types an entry only when it was decoded into its contract class', () => {

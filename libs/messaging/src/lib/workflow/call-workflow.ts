@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
-import { CALL_ROUTE, type CallEvent, type CallEventType, type CallService, foldCall, initialState } from '@tollgate/call-life';
+import { type CallEvent, foldCall, initialState, routeReads } from '@tollgate/call-life';
 import { type EventDefinition } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
 import { type BatchContext, type BatchEvent, type ParkedContext, perBatch } from '../inbox/handler';
@@ -11,21 +11,14 @@ import { dueWork } from './due-work';
 import { answerParked } from './parked';
 import { type CallInput, type CallWorkflow, type CommandResult, type LifeChange, type StoredLife } from './workflow.types';
 
-/** What the route says a workflow reads: the union of its steps' `reads`. Fails at boot for a decision the route lacks. */
-export function routeReads(service: CallService, decisions: readonly string[]): CallEventType[] {
-  const steps = CALL_ROUTE.filter((s) => s.service === service && decisions.includes(s.decision));
-  const missing = decisions.filter((d) => !steps.some((s) => s.decision === d));
-  if (missing.length > 0) throw new Error(`${service}: the call route has no step ${missing.join(', ')}`);
-  return [...new Set(steps.flatMap((s) => s.reads))];
-}
-
 /**
  * The runner: a workflow as a consumer. Each batch: load the batch's calls (locked), fold the inputs, decide, append
  * the emitted events and fold them too, save every state in one statement — all in the consumer's transaction, with
  * its inbox record — then run the commands after commit. No service writes this loop.
  */
 export function runCallWorkflow<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>) {
-  const reads = routeReads(wf.service, wf.decisions);
+  // The route is the wiring: the workflow is subscribed to what the steps it runs read.
+  const reads = routeReads(wf.name);
   const parked = async (event: EventDefinition<object>, ctx: ParkedContext<object>) => {
     await answerParked(wf, event, ctx);
     await wf.onParked?.(event, ctx);

@@ -54,11 +54,9 @@ export interface DecideInput<R extends StoredLife, K> {
  * from the database is read once per batch by `prepare`; I/O runs after commit through `run`.
  */
 export interface CallWorkflow<R extends StoredLife, C = never, X = never, K = undefined, O extends CommandResult = never> {
-  /** The consumer's stable name (its inbox and offsets). */
+  /** The consumer's stable name (its inbox and offsets): the route's steps that name it are what it runs and reads. */
   name: string;
   service: CallService;
-  /** The route's decisions this workflow acts on: it is subscribed to what those steps read (CALL_ROUTE). */
-  decisions: readonly string[];
   store: LifeStore<R, X>;
   /** Where emitted events go (required when the workflow emits). */
   outbox?: OutboxWriter;

@@ -30,7 +30,6 @@ type Extra = { arguments?: Record<string, unknown>; resolution?: Resolution };
 export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, AttemptCommand, Extra, Context, ExecutionResult> {
   readonly name = 'execution.calls';
   readonly service = 'execution';
-  readonly decisions = ['readyToDispatch', 'isCancelDue'];
   readonly store;
 
   constructor(

@@ -19,7 +19,6 @@ type Extra = { body?: UpstreamResult };
 export class OutcomeWorkflow implements CallWorkflow<Row, string, Extra> {
   readonly name = OUTCOMES_CONSUMER;
   readonly service = 'gateway';
-  readonly decisions = ['isAnswered, repeatVerdict, receiptOf'];
   readonly store = {
     lock: async (m: EntityManager, ids: readonly string[]) => new Map([...(await Calls.lockLives(m, ids))].map(([id, life]) => [id, { life }])),
     // Only calls this gateway recorded have a row; facts of any other call change nothing.

@@ -23,7 +23,6 @@ const logger = createLogger(SETTLEMENT);
 export class VerificationWorkflow implements CallWorkflow<LoadedVerification, never, VerificationWindow> {
   readonly name = SETTLEMENT;
   readonly service = 'settlement';
-  readonly decisions = ['isSettlementDue', 'isRefundDue'];
   readonly ledger = SETTLEMENT;
   readonly dueEveryMs: number;
   readonly store;
