@@ -1,7 +1,7 @@
 /**
- * Medium tier (real PostgreSQL with payment's migrations; no Kafka, no HTTP): payment's two paid-path use cases,
- * PlaceHold (on CallRequested) and ResolveHold (on CallSettled / CallRefunded), each in the consumer's transaction as
- * the events host runs them. What the agent, the owner and finance see follows from the rows and events checked here:
+ * Medium tier (real PostgreSQL with payment's migrations; no Kafka, no HTTP): payment's two paid-path steps,
+ * PlaceHold (on CallRequested) and the hold's end (HoldEndWorkflow, on CallSettled / CallRefunded, through the runner's
+ * step), each in the consumer's transaction as the events host runs them. What the agent, the owner and finance see follows from the rows and events checked here:
  * P1 (a hold before dispatch), P2 (the guarded debit: never more than the wallet holds), P3 (spend policy, approvals,
  * free calls), B2/B3 (a redelivered event changes nothing), and balanced postings in integer minor units.
  */
@@ -10,7 +10,7 @@ import { type DataSource } from 'typeorm';
 import { accountKey } from '@tollgate/accounting';
 import { callEvent, type CallState, isTerminal } from '@tollgate/call-life';
 import { type CallRequestedPayload } from '@tollgate/contracts';
-import { OutboxWriter } from '@tollgate/messaging';
+import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { balanceOf, openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { MppPayments } from '../src/lib/mpp/mpp-payments';
@@ -18,7 +18,8 @@ import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
 import { PlaceHoldUseCase } from '../src/lib/place-hold/place-hold.usecase';
-import { ResolveHoldUseCase } from '../src/lib/resolve-hold/resolve-hold.usecase';
+import { HoldEndWorkflow } from '../src/lib/resolve-hold/hold-end.workflow';
+import { type SettleX402UseCase } from '../src/lib/settle-x402/settle-x402.usecase';
 import { X402Payments } from '../src/lib/attempts/x402-payments';
 
 jest.setTimeout(120_000);
@@ -27,7 +28,10 @@ describe('payment places and resolves holds (medium tier)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   let place: PlaceHoldUseCase;
-  let resolve: ResolveHoldUseCase;
+  let holdEnds: HoldEndWorkflow;
+  /** The collection worker woken after an authorization's capture (none here: no x402 attempt is collected). */
+  const collection = { kicks: 0, kick() { this.kicks += 1; } };
+  const resolve = { resolve: (m: Parameters<typeof applyCallInputs>[1], end: ReturnType<typeof callEvent>) => applyCallInputs(holdEnds, m, callInputs([end])) };
   let wallets: FundWalletUseCase;
 
   beforeAll(async () => {
@@ -37,7 +41,7 @@ describe('payment places and resolves holds (medium tier)', () => {
     const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
     wallets = new FundWalletUseCase(ds, outbox);
     place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), wallets, new MppPayments(options));
-    resolve = new ResolveHoldUseCase(outbox, wallets);
+    holdEnds = new HoldEndWorkflow(outbox, wallets, collection as unknown as SettleX402UseCase);
   });
   afterAll(async () => {
     await ds.destroy();

@@ -22,6 +22,8 @@ export interface Decision<C, X> {
   /** I/O to run after the transaction commits (an upstream call, waking a request), each in its call's trace. */
   commands?: C[];
   extra?: X;
+  /** Events of the service that are not facts of the call's life (payment's HoldReleased), appended after `emit`. */
+  announce?: { event: EventDefinition<object>; payload: object }[];
   /** Wake this call up again after this many ms: the runner then feeds the workflow's `decideDue` (due work). */
   wakeInMs?: number;
 }
@@ -35,9 +37,9 @@ export interface EffectTargets {
 
 /**
  * A decision's effects, written in the caller's transaction: its postings, then its events appended through their
- * contracts and folded into the state. Returns the state with the emitted facts in it.
+ * contracts and folded into the state, then what it announces. Returns the state with the emitted facts in it.
  */
-export async function writeDecision(wf: EffectTargets, m: EntityManager, life: CallState, decision: Pick<Decision<unknown, unknown>, 'emit' | 'postings'>, causationId?: string): Promise<CallState> {
+export async function writeDecision(wf: EffectTargets, m: EntityManager, life: CallState, decision: Pick<Decision<unknown, unknown>, 'emit' | 'postings' | 'announce'>, causationId?: string): Promise<CallState> {
   for (const p of decision.postings ?? []) {
     if (!wf.ledger) throw new Error(`${wf.name} books a posting but has no ledger`);
     await applyPosting(m, wf.ledger, p.id, p.kind, p.entries, p.intentId);
@@ -47,6 +49,10 @@ export async function writeDecision(wf: EffectTargets, m: EntityManager, life: C
     if (!wf.outbox) throw new Error(`${wf.name} emits ${e.type} but has no outbox`);
     await appendEmission(wf.outbox, m, e, causationId);
     state = evolve(state, emittedFact(e));
+  }
+  for (const a of decision.announce ?? []) {
+    if (!wf.outbox) throw new Error(`${wf.name} announces ${a.event.type} but has no outbox`);
+    await wf.outbox.append(m, a.event, a.payload, causationId ? { causationId } : {});
   }
   return state;
 }

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CallRefunded, CallRequested, CallSettled } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { CallRequested } from '@tollgate/contracts';
+import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
 import { PAYMENT, PAYMENT_OPTIONS } from './payment.constants';
 import { type PaymentOptions } from './payment.options';
 import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
 import { countOpenHolds } from './resolve-hold/open-holds';
-import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
+import { HoldEndWorkflow } from './resolve-hold/hold-end.workflow';
 import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
 
 @Injectable()
@@ -19,7 +19,7 @@ export class PaymentEventsHost extends ServiceEventsHost {
     @Inject(PAYMENT_OPTIONS) options: PaymentOptions,
     health: HealthRegistry,
     private readonly placeHold: PlaceHoldUseCase,
-    private readonly resolveHold: ResolveHoldUseCase,
+    private readonly holdEnds: HoldEndWorkflow,
     private readonly settleX402: SettleX402UseCase,
   ) {
     super(serviceEventsSettings(PAYMENT, { dataSource, transport, health, options }));
@@ -47,15 +47,10 @@ export class PaymentEventsHost extends ServiceEventsHost {
           }, {
             onParked: ({ manager, payload, intentId, eventId }) => this.placeHold.refuseParked(manager, { ...(payload ? { request: payload } : {}), ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) }),
           }),
-          // The call's end (the route: payment acts on isTerminal): its hold captured or voided, once.
-          // An x402 upto charge left to collect is settled by the worker once this transaction committed.
-          on(CallSettled, async ({ manager, payload, afterCommit }) => {
-            await this.resolveHold.resolve(manager, { type: 'CallSettled', payload });
-            afterCommit(() => this.settleX402.kick());
-          }),
-          on(CallRefunded, ({ manager, payload }) => this.resolveHold.resolve(manager, { type: 'CallRefunded', payload })),
         ],
       },
+      // The call's end (the route's isTerminal step): its hold captured or voided, once, through the runner.
+      runCallWorkflow(this.holdEnds),
     ];
   }
 }

@@ -10,7 +10,7 @@ import { PAYMENT, PAYMENT_ADMIN, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from './payme
 import { PaymentEventsHost } from './payment-events.host';
 import { type PaymentOptions } from './payment.options';
 import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
-import { ResolveHoldUseCase } from './resolve-hold/resolve-hold.usecase';
+import { HoldEndWorkflow } from './resolve-hold/hold-end.workflow';
 import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
 import { MppPayments } from './mpp/mpp-payments';
 import { MppSteps } from './mpp/mpp-steps';
@@ -67,7 +67,7 @@ export class PaymentModule {
         MppPayments,
         MppSteps,
         SettleX402UseCase,
-        ResolveHoldUseCase,
+        HoldEndWorkflow,
         PaymentEventsHost,
       ],
     };

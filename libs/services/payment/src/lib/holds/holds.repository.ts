@@ -118,15 +118,22 @@ export const Holds = {
     );
   },
 
-  /** A hold and its owner's debt, both locked for the hold's end (undefined for a hold payment never placed). */
-  async lockForEnd(m: EntityManager, holdId: string): Promise<EndingHold | undefined> {
-    const [row] = await select(m, LOCKED_HOLD, ['intent_id', 'owner_id', 'amount_minor', 'asset', 'life', 'debt', 'created_at', 'agent_id'],
-      `SELECT h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life, h.created_at, (SELECT c.agent_id FROM payment.charge c WHERE c.intent_id = h.intent_id) AS agent_id,
+  /**
+   * The holds of these calls, each with its owner's debt, locked for their ends in the calls' order (a call payment
+   * never held has no row). The debt row is locked too: the posting that follows may repay it.
+   */
+  async lockEnds(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, EndingHold>> {
+    const rows = await select(m, LOCKED_HOLD, ['hold_id', 'intent_id', 'owner_id', 'amount_minor', 'asset', 'life', 'debt', 'created_at', 'agent_id'],
+      `SELECT h.hold_id, h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life, h.created_at, (SELECT c.agent_id FROM payment.charge c WHERE c.intent_id = h.intent_id) AS agent_id,
               (SELECT b.balance FROM payment.balance b WHERE b.account = $2 || h.owner_id || $3 AND b.asset = h.asset FOR UPDATE) AS debt
-         FROM payment.hold h WHERE h.hold_id = $1 FOR UPDATE OF h`, [holdId, DEBT_PREFIX, DEBT_SUFFIX]);
-    if (!row) return undefined;
-    const debt = BigInt(row.debt ?? '0');
-    return { holdId, intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset, life: row.life, owedMinor: debt < 0n ? -debt : 0n, createdAt: row.created_at, agentId: row.agent_id };
+         FROM payment.hold h WHERE h.intent_id = ANY($1::uuid[]) ORDER BY h.intent_id FOR UPDATE OF h`, [[...intentIds], DEBT_PREFIX, DEBT_SUFFIX]);
+    return new Map(rows.map((row) => {
+      const debt = BigInt(row.debt ?? '0');
+      return [row.intent_id, {
+        holdId: row.hold_id, intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset, life: row.life,
+        owedMinor: debt < 0n ? -debt : 0n, createdAt: row.created_at, agentId: row.agent_id,
+      }];
+    }));
   },
 
   /**

@@ -1,0 +1,119 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
+import { Movements, repaidOf, spendBuckets } from '@tollgate/accounting';
+import { type CallState, isTerminal } from '@tollgate/call-life';
+import { HoldReleased, money } from '@tollgate/contracts';
+import { type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter } from '@tollgate/messaging';
+import { X402Attempts } from '../attempts/x402-attempts.repository';
+import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
+import { type CounterIncrement, type EndingHold, Holds } from '../holds/holds.repository';
+import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
+import { SettleX402UseCase } from '../settle-x402/settle-x402.usecase';
+
+/** What the hold's row keeps of its end: what was captured (null: voided), counters to give back, an authorization's end. */
+export interface HoldEnd {
+  captured: bigint | null;
+  uncount?: CounterIncrement[];
+  /** Funded by an authorization (x402 upto, MPP authorize): it ends with the hold (`captured` undefined: released whole). */
+  authorization?: { captured?: bigint };
+}
+
+/** After commit: an authorization's charge is left to collect, so the collection worker is woken. */
+type Collect = 'collect';
+
+/**
+ * Payment's share of a call's end, run by the workflow runner (the route's `isTerminal` step): when the call's end
+ * makes the model say it `isTerminal` and it was not before, a settled call's hold is captured for the settled amount
+ * (never more than the hold: payment's half, held → clearing, any rest back to available) and a refunded call's hold
+ * voided (held → available) — exactly once, since the end is folded into the hold's state it was decided from. Money
+ * coming back repays a debt incurred meanwhile first (the owner's debt row is locked with the hold).
+ */
+@Injectable()
+export class HoldEndWorkflow implements CallWorkflow<EndingHold, Collect, HoldEnd> {
+  readonly name = 'payment.holds';
+  readonly service = 'payment';
+  readonly ledger = PAYMENT;
+  readonly store;
+
+  constructor(
+    @Inject(PAYMENT_OUTBOX) readonly outbox: OutboxWriter,
+    private readonly wallets: FundWalletUseCase,
+    private readonly collection: SettleX402UseCase,
+  ) {
+    this.store = {
+      lock: (m: EntityManager, ids: readonly string[]) => Holds.lockEnds(m, ids),
+      save: (m: EntityManager, changes: readonly LifeChange<EndingHold, HoldEnd>[]) => this.save(m, changes),
+    };
+  }
+
+  decide({ before, life }: DecideInput<EndingHold, undefined>): Decision<Collect, HoldEnd> {
+    // A call payment never held, or whose end was already booked (a redelivery): nothing to do.
+    if (!before || isTerminal(before.life) || !isTerminal(life)) return {};
+    const end = life.settled ? capture(before, life, BigInt(life.settled.amount.amountMinor)) : voided(before);
+    if (!isAuthorization(life)) return end;
+    const captured = end.extra!.captured;
+    return { ...end, extra: { ...end.extra!, authorization: captured === null ? {} : { captured } }, ...(captured !== null ? { commands: ['collect'] } : {}) };
+  }
+
+  run(): void {
+    this.collection.kick();
+  }
+
+  /** The hold's row at its end, the counters given back, and an authorization's end. */
+  private async save(m: EntityManager, changes: readonly LifeChange<EndingHold, HoldEnd>[]): Promise<void> {
+    for (const { before: hold, life, extra } of changes) {
+      if (!hold || !extra) continue;
+      await Holds.saveEnd(m, hold.holdId, life, extra.captured);
+      if (extra.uncount) await Holds.uncount(m, hold.agentId, extra.uncount);
+      if (extra.authorization) await this.endAuthorization(m, hold, extra.authorization.captured);
+    }
+  }
+
+  /**
+   * An authorization ends with its call. Captured → the charge is left to collect (the worker settles it) and the unused
+   * rest, released to the wallet by the capture, is reversed: the payer never pays it. Released → the whole
+   * authorization is reversed, nothing is ever collected. A redelivered end finds the attempt past `authorized`.
+   */
+  private async endAuthorization(m: EntityManager, hold: EndingHold, captured: bigint | undefined): Promise<void> {
+    const event = captured === undefined ? { type: 'Released' as const } : { type: 'Captured' as const, chargeMinor: captured };
+    const attempt = await X402Attempts.apply(m, hold.intentId, event);
+    if (attempt?.scheme !== 'upto' && attempt?.scheme !== 'mpp-authorize') return;
+    await this.wallets.reverse(m, {
+      ownerId: hold.ownerId, reference: `x402-upto:${hold.intentId}:unused`, amountMinor: hold.amount - (captured ?? 0n), asset: hold.asset, intentId: hold.intentId,
+    });
+  }
+}
+
+/** Captured for the settled amount, never more than the hold; a metered call's unused rest leaves the spend counters. */
+function capture(hold: EndingHold, life: CallState, settledMinor: bigint): Decision<Collect, HoldEnd> {
+  const captured = settledMinor > hold.amount ? hold.amount : settledMinor;
+  const amount = { minor: hold.amount, asset: hold.asset };
+  return {
+    postings: [{ id: `capture:${hold.holdId}`, kind: 'capture', entries: Movements.capture(hold.ownerId, amount, captured, hold.owedMinor), intentId: hold.intentId }],
+    announce: [released(hold, 'captured', captured, repaidOf(hold.owedMinor, hold.amount - captured))],
+    extra: { captured, ...(captured < hold.amount && life.held?.metered ? { uncount: spendBuckets(hold.asset, hold.amount - captured, hold.createdAt) } : {}) },
+  };
+}
+
+function voided(hold: EndingHold): Decision<Collect, HoldEnd> {
+  return {
+    postings: [{ id: `void:${hold.holdId}`, kind: 'void', entries: Movements.void(hold.ownerId, { minor: hold.amount, asset: hold.asset }, hold.owedMinor), intentId: hold.intentId }],
+    announce: [released(hold, 'voided', 0n, repaidOf(hold.owedMinor, hold.amount))],
+    extra: { captured: null },
+  };
+}
+
+/** HoldReleased carries exactly what was booked, so the ledger's journal books the same entries. */
+function released(hold: EndingHold, outcome: 'captured' | 'voided', captured: bigint, repaid: bigint) {
+  return {
+    event: HoldReleased,
+    payload: {
+      intentId: hold.intentId, holdId: hold.holdId, ownerId: hold.ownerId, outcome,
+      held: money(hold.amount, hold.asset), captured: money(captured, hold.asset), repaidDebt: money(repaid, hold.asset),
+    },
+  };
+}
+
+function isAuthorization(life: CallState): boolean {
+  return life.held?.x402PaymentResponse?.['scheme'] === 'upto' || life.held?.mppReceipt?.['intent'] === 'authorize';
+}
