@@ -28,4 +28,11 @@ describe('the workflow runner wiring', () => {
     expect(() => assertRouteWiring('payment', payment([CallRequested, CallSettled]))).toThrow(/payment handles CallRequested, CallSettled; the route has it read CallRequested/);
     expect(() => assertRouteWiring('payment', [{ name: 'payment', handlers: [handler(CallRequested)] }])).toThrow(/consumer payment.holds is missing/);
   });
+
+  it('types an entry only when it was decoded into its contract class', () => {
+    const payload = { intentId: '6f1c2b9a-1d3e-4f5a-8b7c-9d0e1f2a3b4c', attempt: 1, method: 'output_contract' };
+    expect(callEventOf('EffectConfirmed', plainToInstance(EffectConfirmedPayload, payload))).toEqual({ type: 'EffectConfirmed', payload: expect.objectContaining(payload) });
+    expect(callEventOf('EffectConfirmed', payload)).toBeUndefined();
+    expect(callEventOf('HoldReleased', plainToInstance(HoldReleasedPayload, payload))).toBeUndefined();
+  });
 });
