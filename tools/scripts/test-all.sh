@@ -94,10 +94,12 @@ jest_tier medium --runInBand
 collect "lint (nx, module boundaries)" "$out/lint.log"
 collect "type check (strict)" "$out/typecheck.log"
 jest_tier integration --runInBand
-# End-to-end suites two at a time (each mostly waits on its processes: 760 s instead of 1,660 s on 2 cores); the walk
-# of one paid call alone after them, since another suite's load moves the process's own clocks into its window.
-jest_tier e2e --maxWorkers=2 --testPathIgnorePatterns 'call-walk'
-jest_tier e2e:alone --runInBand --testPathPatterns 'call-walk'
+# End-to-end suites two at a time (each mostly waits on its processes: 760 s instead of 1,660 s on 2 cores). Alone
+# after them: the distributed crash drill, which restarts the shared Kafka broker under every other suite, and the
+# walk of one paid call, since another suite's load moves the process's own clocks into its window.
+alone='distributed-crash|call-walk'
+jest_tier e2e --maxWorkers=2 --testPathIgnorePatterns "$alone"
+jest_tier e2e:alone --runInBand --testPathPatterns "$alone"
 
 print_failures
 echo ""
