@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { dropDatabase, ensureDatabase } from '@tollgate/persistence';
+import { waitFor } from './wait-for';
 
 /** The PostgreSQL server tests use (CI: the machine's server). Each test suite gets its own database on it. */
 export const TEST_POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -22,16 +23,23 @@ export function testKafka(clientId = 'tollgate-test'): Kafka {
   return new Kafka({ clientId, brokers: TEST_KAFKA_BROKERS, logLevel: logLevel.NOTHING });
 }
 
-/** Creates topics if missing (tests use unique topic names so runs never see each other's messages). */
+/**
+ * Creates topics if missing (tests use unique topic names so runs never see each other's messages) and waits until every
+ * partition has a leader. Retried as a whole: while other suites create their topics on the same single broker, its
+ * metadata can lag behind a creation ("This server does not host this topic-partition"), which kafkajs's own wait for
+ * leaders gives up on.
+ */
 export async function ensureTopics(names: readonly string[], partitions = 3): Promise<void> {
   const admin = testKafka().admin();
   await admin.connect();
   try {
-    const existing = new Set(await admin.listTopics());
-    const missing = names.filter((n) => !existing.has(n));
-    if (missing.length > 0) {
-      await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })) });
-    }
+    await waitFor(`${names.length} topics, each partition with a leader`, async () => {
+      const existing = new Set(await admin.listTopics());
+      const missing = names.filter((n) => !existing.has(n));
+      if (missing.length > 0) await admin.createTopics({ waitForLeaders: false, topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })) });
+      const { topics } = await admin.fetchTopicMetadata({ topics: [...names] });
+      return topics.length === names.length && topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+    }, 90_000, 500);
   } finally {
     await admin.disconnect();
   }
