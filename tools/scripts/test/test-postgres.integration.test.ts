@@ -1,13 +1,14 @@
 /**
- * `npm test` on a machine without a PostgreSQL server. When nothing answers at TEST_POSTGRES_URL,
- * tools/scripts/test-postgres.ts starts the PostgreSQL from npm on that port, hands the tests its URL, and stops it on
- * SIGTERM; when a server answers, it hands that URL over unchanged and starts nothing.
+ * `npm test`'s PostgreSQL. When nothing answers at TEST_POSTGRES_URL, tools/scripts/test-postgres.ts starts the
+ * PostgreSQL from npm on that port (taking 400 connections: two end-to-end suites at once), hands the tests its URL, and
+ * stops it on SIGTERM; a server that answers with enough connections is handed over unchanged; one with too few (the
+ * stock 100) is left alone and the one from npm starts on the next port.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { freePort, startTsProcess, TEST_POSTGRES_URL, waitFor } from '@tollgate/testing';
+import { freePort, startTsProcess, waitFor } from '@tollgate/testing';
 
 jest.setTimeout(180_000);
 
@@ -45,11 +46,47 @@ describe('the test PostgreSQL', () => {
     await waitFor('the server stopped', async () => !(await connects(url)), 30_000, 250);
   });
 
-  it('uses a server that answers as it is, starting nothing', async () => {
-    const p = startTsProcess('test-postgres', 'tools/scripts/test-postgres.ts', [path.join(dir, 'url'), dir], { TEST_POSTGRES_URL });
-    await p.waitForOutput(/\[postgres\] using the server at/, 60_000);
-    expect(readFileSync(path.join(dir, 'url'), 'utf8')).toBe(TEST_POSTGRES_URL);
-    expect(existsSync(path.join(dir, 'pg'))).toBe(false);
-    await p.stop();
+  const start = (wanted: string, into: string, connections = '400') =>
+    startTsProcess('test-postgres', 'tools/scripts/test-postgres.ts', [path.join(into, 'url'), into], { TEST_POSTGRES_URL: wanted, TEST_POSTGRES_CONNECTIONS: connections });
+
+  it('uses a server that answers with enough connections as it is, starting nothing', async () => {
+    const port = await freePort();
+    const ours = start(`postgres://postgres@127.0.0.1:${port}/postgres`, dir);
+    await ours.waitForOutput(/\[postgres\] ready on port/, 150_000);
+    const url = readFileSync(path.join(dir, 'url'), 'utf8');
+    const other = mkdtempSync(path.join(os.tmpdir(), 'tollgate-testpg-'));
+    chmodSync(other, 0o755);
+    try {
+      const p = start(url, other);
+      await p.waitForOutput(/\[postgres\] using the server at/, 60_000);
+      expect(readFileSync(path.join(other, 'url'), 'utf8')).toBe(url);
+      expect(existsSync(path.join(other, 'pg'))).toBe(false);
+      await p.stop();
+    } finally {
+      await ours.stop('SIGTERM');
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves a server with too few connections alone and starts its own on the next port', async () => {
+    const port = await freePort();
+    const small = start(`postgres://postgres@127.0.0.1:${port}/postgres`, dir, '50');
+    await small.waitForOutput(/\[postgres\] ready on port/, 150_000);
+    const other = mkdtempSync(path.join(os.tmpdir(), 'tollgate-testpg-'));
+    chmodSync(other, 0o755);
+    try {
+      const p = start(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`, other);
+      await p.waitForOutput(/takes 50 connections, not 400.*\n.*\[postgres\] ready on port/s, 150_000);
+      const url = readFileSync(path.join(other, 'url'), 'utf8');
+      expect(new URL(url).port).toBe(String(port + 1));
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      expect((await c.query('SHOW max_connections')).rows[0].max_connections).toBe('400');
+      await c.end();
+      expect(await p.stop('SIGTERM')).toBe(0);
+    } finally {
+      await small.stop('SIGTERM');
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 });

