@@ -63,9 +63,10 @@ describe('failureKind on real PostgreSQL errors (medium tier)', () => {
     const role = `failkind_${process.pid}`;
     const admin = await client();
     await admin.query(`DROP ROLE IF EXISTS ${role}`);
-    await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 0`);
+    // A password, so a server that authenticates by password (the PostgreSQL from npm) lets the role in as far as its limit.
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'failkind' CONNECTION LIMIT 0`);
     try {
-      const e = await raised(client(db.url.replace(/\/\/[^@/]*@/, `//${role}@`)));
+      const e = await raised(client(db.url.replace(/\/\/[^@/]*@/, `//${role}:failkind@`)));
       expect(e.code).toBe('53300');
       expect(failureKind(e)).toBe('transient');
     } finally {
