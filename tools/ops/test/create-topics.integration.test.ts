@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { Topics } from '@tollgate/contracts';
-import { uniqueName, WORKSPACE_ROOT } from '@tollgate/testing';
+import { uniqueName, waitFor, WORKSPACE_ROOT } from '@tollgate/testing';
 
 jest.setTimeout(120_000);
 
@@ -39,6 +39,8 @@ describe('create-topics: retention of the event topics', () => {
 
   it('applies a configured retention to topics created earlier, keeping their other settings', async () => {
     await run({ KAFKA_TOPIC_RETENTION_MS: '604800000' });
+    // The broker applies an altered config through its metadata log: a read right after may still see the old one.
+    await waitFor('the new retention in the topic\'s config', async () => (await config(Topics.callRequested))['retention.ms'] === '604800000', 10_000, 200);
     expect(await config(Topics.callRequested)).toMatchObject({ 'retention.ms': '604800000', 'cleanup.policy': 'delete', 'max.message.bytes': '4194304' });
     expect(await config(Topics.callProgressed)).toMatchObject({ 'retention.ms': '3600000' });
     await expect(run({ KAFKA_TOPIC_RETENTION_MS: 'a week' })).rejects.toThrow();
