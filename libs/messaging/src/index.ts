@@ -20,3 +20,4 @@ export * from './lib/workflow/decision';
 export * from './lib/workflow/due-work';
 export * from './lib/workflow/parked';
 export * from './lib/workflow/workflow.types';
+export * from './lib/inbox/failure-policy';

@@ -1,7 +1,7 @@
 /**
- * Medium tier (real PostgreSQL with payment's migrations; no Kafka, no HTTP): payment's two paid-path steps,
- * PlaceHold (on CallRequested) and the hold's end (HoldEndWorkflow, on CallSettled / CallRefunded, through the runner's
- * step), each in the consumer's transaction as the events host runs them. What the agent, the owner and finance see follows from the rows and events checked here:
+ * Medium tier (real PostgreSQL with payment's migrations; no Kafka, no HTTP): payment's two paid-path steps, the hold
+ * (PlaceHoldWorkflow, on CallRequested) and its end (HoldEndWorkflow, on CallSettled / CallRefunded), each through the
+ * runner's step in a transaction as the consumer runs them — one call per transaction, and several in one batch. What the agent, the owner and finance see follows from the rows and events checked here:
  * P1 (a hold before dispatch), P2 (the guarded debit: never more than the wallet holds), P3 (spend policy, approvals,
  * free calls), B2/B3 (a redelivered event changes nothing), and balanced postings in integer minor units.
  */
@@ -10,16 +10,18 @@ import { type DataSource } from 'typeorm';
 import { accountKey } from '@tollgate/accounting';
 import { callEvent, type CallState, isTerminal } from '@tollgate/call-life';
 import { type CallRequestedPayload } from '@tollgate/contracts';
-import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
+import { CallRequested } from '@tollgate/contracts';
+import { answerParked, applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { balanceOf, openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { MppPayments } from '../src/lib/mpp/mpp-payments';
 import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
-import { PlaceHoldUseCase } from '../src/lib/place-hold/place-hold.usecase';
+import { AttemptsWake } from '../src/lib/attempts/attempts-wake';
+import { HoldReads } from '../src/lib/place-hold/hold-reads';
+import { PlaceHoldWorkflow } from '../src/lib/place-hold/place-hold.workflow';
 import { HoldEndWorkflow } from '../src/lib/resolve-hold/hold-end.workflow';
-import { type SettleX402UseCase } from '../src/lib/settle-x402/settle-x402.usecase';
 import { X402Payments } from '../src/lib/attempts/x402-payments';
 
 jest.setTimeout(120_000);
@@ -27,7 +29,7 @@ jest.setTimeout(120_000);
 describe('payment places and resolves holds (medium tier)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  let place: PlaceHoldUseCase;
+  let place: PlaceHoldWorkflow;
   let holdEnds: HoldEndWorkflow;
   /** The collection worker woken after an authorization's capture (none here: no x402 attempt is collected). */
   const collection = { kicks: 0, kick() { this.kicks += 1; } };
@@ -40,8 +42,8 @@ describe('payment places and resolves holds (medium tier)', () => {
     const outbox = new OutboxWriter('payment', 'payment');
     const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
     wallets = new FundWalletUseCase(ds, outbox);
-    place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), wallets, new MppPayments(options));
-    holdEnds = new HoldEndWorkflow(outbox, wallets, collection as unknown as SettleX402UseCase);
+    place = new PlaceHoldWorkflow(outbox, ds, new HoldReads(options, null, new X402Payments(options, null), new MppPayments(options)), new AttemptsWake(), wallets);
+    holdEnds = new HoldEndWorkflow(outbox, wallets, collection as unknown as AttemptsWake);
   });
   afterAll(async () => {
     await ds.destroy();
@@ -59,7 +61,11 @@ describe('payment places and resolves holds (medium tier)', () => {
     arguments: { text: 'hello' }, argumentsHash: randomUUID().replace(/-/g, '').padEnd(64, '0'), price: { amountMinor: '25', asset: 'USDC' },
     deadlineAt: new Date(Date.now() + 60_000).toISOString(), ...over,
   });
-  const placeHold = (r: CallRequestedPayload) => ds.transaction((m) => place.execute(m, r, randomUUID()));
+  /** Requests delivered in one batch (one transaction), as the consumer delivers them. */
+  const placeHolds = (...rs: CallRequestedPayload[]) => ds.transaction((m) => applyCallInputs(place, m, callInputs(rs.map((r) => callEvent('CallRequested', r)))));
+  const placeHold = (r: CallRequestedPayload) => placeHolds(r);
+  const parked = (ctx: { payload?: CallRequestedPayload; intentId: string }) =>
+    ds.transaction((m) => answerParked(place, CallRequested, { manager: m, payload: ctx.payload, intentId: ctx.intentId, eventId: randomUUID() }));
   const events = async (intentId: string) =>
     (await ds.query(`SELECT envelope->>'type' AS type, envelope->'payload' AS p FROM payment.outbox_event WHERE key = $1 ORDER BY id`, [intentId])) as { type: string; p: Record<string, unknown> }[];
   const balance = (ownerId: string, kind: 'available' | 'held' | 'debt') => balanceOf(ds.manager, 'payment', accountKey({ kind, ownerId }), 'USDC');
@@ -114,6 +120,41 @@ describe('payment places and resolves holds (medium tier)', () => {
     expect((await counters(who.agentId))['day']).toEqual([4, '100']);
   });
 
+  it('P2: the same twelve calls in one batch: the batch spends from a running balance — four held, eight refused', async () => {
+    const who = await newAgent(100n);
+    const rs = Array.from({ length: 12 }, () => request(who));
+    await placeHolds(...rs);
+    const types = await Promise.all(rs.map(async (r) => (await events(r.intentId)).map((e) => e.type).join()));
+    expect(types).toEqual([...Array(4).fill('PaymentHeld'), ...Array(8).fill('PaymentRejected')]);
+    expect((await events(rs[4]!.intentId))[0]!.p['details']).toMatchObject({ available: { amountMinor: '0', asset: 'USDC' } });
+    expect({ available: await balance(who.ownerId, 'available'), held: await balance(who.ownerId, 'held') }).toEqual({ available: 0n, held: 100n });
+    expect(await counters(who.agentId)).toEqual({ day: [4, '100'], week: [4, '100'], month: [4, '100'], minute: [4, '100'] });
+    expect(await unbalanced()).toBe(0);
+  });
+
+  it('P3: in one batch an agent\'s earlier calls count — a spend limit, the free quota, one approval request, one approval used', async () => {
+    const limited = await newAgent(100n);
+    await ds.query(`INSERT INTO payment.spend_policy (owner_id, agent_id, spend_limit_minor, period) VALUES ($1, $2, 40, 'day')`, [limited.ownerId, limited.agentId]);
+    const free = request(limited, { freeCallsPerDay: 1 });
+    const [paid, over] = [{ ...free, intentId: randomUUID() }, request(limited)];
+    await placeHolds(free, paid, over);
+    const outcomes = await Promise.all([free, paid, over].map(async (r) => (await events(r.intentId)).map((e) => [e.type, e.p['free'] ?? e.p['code'] ?? (e.p['amount'] as { amountMinor: string }).amountMinor])));
+    expect(outcomes).toEqual([[['PaymentHeld', true]], [['PaymentHeld', '25']], [['PaymentRejected', 'MCP_SPEND_LIMIT_EXCEEDED']]]);
+
+    const careful = await newAgent(100n);
+    await ds.query(`INSERT INTO payment.spend_policy (owner_id, agent_id, approval_threshold_minor) VALUES ($1, $2, 20)`, [careful.ownerId, careful.agentId]);
+    const asked = request(careful, { operationKey: 'op-1' });
+    const again = { ...asked, intentId: randomUUID() };
+    await placeHolds(asked, again);
+    const ids = [...(await events(asked.intentId)), ...(await events(again.intentId))].map((e) => (e.p['details'] as { approvalId?: string }).approvalId);
+    expect(new Set(ids).size).toBe(1);
+    expect(Number((await ds.query('SELECT count(*)::int AS n FROM payment.approval WHERE agent_id = $1', [careful.agentId]))[0].n)).toBe(1);
+    await ds.query(`UPDATE payment.approval SET status = 'approved' WHERE approval_id = $1`, [ids[0]]);
+    const [first, twice] = [{ ...asked, intentId: randomUUID() }, { ...asked, intentId: randomUUID() }];
+    await placeHolds(first, twice);
+    expect([(await events(first.intentId))[0]!.type, (await events(twice.intentId))[0]!.p['code']]).toEqual(['PaymentHeld', 'MCP_APPROVAL_REQUIRED']);
+  });
+
   it('P3: the free calls of a day are held at zero with no posting, then the tool is paid', async () => {
     const who = await newAgent(100n);
     const [first, second] = [request(who, { freeCallsPerDay: 1 }), request(who, { freeCallsPerDay: 1 })];
@@ -160,7 +201,7 @@ describe('payment places and resolves holds (medium tier)', () => {
   it('a CallRequested that was parked is refused for good; a later re-drive of it holds nothing', async () => {
     const who = await newAgent(100n);
     const r = request(who);
-    await ds.transaction((m) => place.refuseParked(m, { request: r, causationId: randomUUID() }));
+    await parked({ payload: r, intentId: r.intentId });
     await placeHold(r);
     expect((await events(r.intentId)).map((e) => [e.type, e.p['code'], e.p['final']])).toEqual([['PaymentRejected', 'INTERNAL_SERVER_ERROR', true]]);
     expect(await balance(who.ownerId, 'available')).toBe(100n);
@@ -172,7 +213,7 @@ describe('payment places and resolves holds (medium tier)', () => {
     await ds.query(`CREATE OR REPLACE FUNCTION payment.test_no_charge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'test: no charge row'; END $$`);
     await ds.query('CREATE TRIGGER test_no_charge BEFORE INSERT ON payment.charge FOR EACH ROW EXECUTE FUNCTION payment.test_no_charge()');
     try {
-      await ds.transaction((m) => place.refuseParked(m, { request: r, causationId: randomUUID() }));
+      await parked({ payload: r, intentId: r.intentId });
     } finally {
       await ds.query('DROP TRIGGER test_no_charge ON payment.charge');
     }
@@ -181,7 +222,7 @@ describe('payment places and resolves holds (medium tier)', () => {
 
   it('a parked CallRequested that broke its contract is answered by the intent it names', async () => {
     const intentId = randomUUID();
-    await ds.transaction((m) => place.refuseParked(m, { intentId }));
+    await parked({ intentId });
     expect((await events(intentId)).map((e) => [e.type, e.p['code'], e.p['final']])).toEqual([['PaymentRejected', 'INTERNAL_SERVER_ERROR', true]]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * Medium tier (real PostgreSQL with payment's migrations): an x402 attempt ends once (P4, B3). Two workers that both
  * reach the end of one attempt — a lease that ran out while the first was still waiting for the facilitator — apply
- * their `Settled` at once, each in its own transaction, each placing the hold as `SettleX402UseCase.record` does: the
+ * their `Settled` at once, each in its own transaction, each placing the hold as `SettleX402UseCase.record` does (`PlaceHoldWorkflow.funded`, through the runner): the
  * attempt's row lock and its "already ended" check let exactly one through, so the payer's money is credited and
  * held once.
  */
@@ -16,7 +16,9 @@ import { MppPayments } from '../src/lib/mpp/mpp-payments';
 import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
-import { PlaceHoldUseCase } from '../src/lib/place-hold/place-hold.usecase';
+import { AttemptsWake } from '../src/lib/attempts/attempts-wake';
+import { HoldReads } from '../src/lib/place-hold/hold-reads';
+import { PlaceHoldWorkflow } from '../src/lib/place-hold/place-hold.workflow';
 import { X402Attempts } from '../src/lib/attempts/x402-attempts.repository';
 import { X402Payments } from '../src/lib/attempts/x402-payments';
 
@@ -25,14 +27,14 @@ jest.setTimeout(60_000);
 describe('an x402 attempt ends once (medium tier)', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  let place: PlaceHoldUseCase;
+  let place: PlaceHoldWorkflow;
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_pay_x402_medium');
     ds = await openServiceDataSource(paymentDataSourceOptions(db.url));
     const outbox = new OutboxWriter('payment', 'payment');
     const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
-    place = new PlaceHoldUseCase(outbox, options, null, new X402Payments(options, null), new FundWalletUseCase(ds, outbox), new MppPayments(options));
+    place = new PlaceHoldWorkflow(outbox, ds, new HoldReads(options, null, new X402Payments(options, null), new MppPayments(options)), new AttemptsWake(), new FundWalletUseCase(ds, outbox));
   });
   afterAll(async () => {
     await ds.destroy();
@@ -54,7 +56,7 @@ describe('an x402 attempt ends once (medium tier)', () => {
     // Each worker as SettleX402UseCase.record: the end folded onto the locked row, then the hold when it applied.
     const settle = () => ds.transaction(async (m) => {
       const life = await X402Attempts.apply(m, request.intentId, { type: 'Settled', transaction: '0xtx' });
-      if (life) await place.holdAfterSettlement(m, request, { amountMinor: 25n, reference: `x402:eip155:84532:${nonce}`, response: { success: true, transaction: '0xtx', network: 'eip155:84532', payer: '0xpayer' } as never, approved: false, repayDebt: true, source: 'x402' }, randomUUID());
+      if (life) await place.funded(m, request, { amountMinor: 25n, reference: `x402:eip155:84532:${nonce}`, response: { success: true, transaction: '0xtx', network: 'eip155:84532', payer: '0xpayer' } as never, approved: false, repayDebt: true, source: 'x402' }, randomUUID());
       return life !== undefined;
     });
     const applied = await Promise.all([settle(), settle()]);

@@ -23,8 +23,6 @@ const HAND_FOLDS: Record<string, string> = {
   'libs/services/gateway/src/lib/call-tool/call-tool.usecase.ts': 'the request recorded',
   // A view: the finance timeline shows the state of the facts it lists; it decides nothing.
   'libs/services/ledger/src/lib/get-call-timeline/get-call-timeline.usecase.ts': 'a read model',
-  // Not yet on the runner: payment's hold (its end is: HoldEndWorkflow).
-  'libs/services/payment/src/lib/place-hold/place-hold.usecase.ts': 'the hold, by hand',
 };
 
 describe('every service decides a call through the runner (R1: one model of the call\'s life)', () => {

@@ -13,6 +13,14 @@
  */
 export type FailureKind = 'transient' | 'deterministic';
 
+/**
+ * The transaction lost a race it cannot see from its reads (a unique claim another transaction committed meanwhile):
+ * raised as PostgreSQL's serialization failure, so the batch is retried and its reads see the winner.
+ */
+export class LostRace extends Error {
+  readonly code = '40001';
+}
+
 const TRANSIENT_SQLSTATES = new Set(['53300', '57P01', '57P02', '57P03', '40001', '40P01']);
 /** Socket-level codes of Node's system errors: the peer went away or could not be reached. */
 const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTCONN', 'EAI_AGAIN']);

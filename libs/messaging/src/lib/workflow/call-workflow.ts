@@ -69,7 +69,7 @@ export async function applyCallInputs<R extends StoredLife, C, X, K, O extends C
   for (const i of inputs) byCall.set(i.event.payload.intentId, [...(byCall.get(i.event.payload.intentId) ?? []), i]);
   const rows = await wf.store.lock(m, [...byCall.keys()]);
   const folded = [...byCall].map(([intentId, mine]) => ({ intentId, mine, life: foldCall(intentId, mine.map((i) => i.event), rows.get(intentId)?.life ?? initialState(intentId)) }));
-  const context = wf.prepare ? await wf.prepare(m, folded.map((f) => f.life)) : (undefined as K);
+  const context = wf.prepare ? await wf.prepare(m, folded.map((f) => f.life), inputs) : (undefined as K);
   const within = hooks.within ?? ((_cause, fn) => fn());
   const changes: LifeChange<R, X>[] = [];
   const commands: C[] = [];

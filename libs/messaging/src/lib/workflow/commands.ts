@@ -1,8 +1,9 @@
+import { type EntityManager } from 'typeorm';
 import { initialState } from '@tollgate/call-life';
 import { createLogger } from '@tollgate/observability';
 import { type CallEmission } from './call-events';
 import { type CallWorkflow, type CommandResult, type StoredLife } from './workflow.types';
-import { writeDecision } from './decision';
+import { type Decision, writeDecision } from './decision';
 
 /**
  * A command's I/O, then its result fed back as the workflow's input (`feedResult`), which may decide the next command
@@ -43,19 +44,25 @@ export async function drainCommands(): Promise<void> {
  * (nothing: the state already had that outcome — a second report of one attempt changes nothing).
  */
 export async function feedResult<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, result: O): Promise<CallEmission[]> {
-  if (!wf.dataSource || !wf.decideResult) throw new Error(`${wf.name} takes no command results`);
-  const { intentId } = result;
-  const decided = await wf.dataSource.transaction(async (m) => {
-    const before = (await wf.store.lock(m, [intentId])).get(intentId);
-    const life = before?.life ?? initialState(intentId);
-    const decision = wf.decideResult!({ before, life, result });
-    const after = await writeDecision(wf, m, life, decision);
-    await wf.store.save(m, [{ intentId, before, life: after, extra: decision.extra, inputs: [] }]);
-    return decision;
-  });
+  if (!wf.dataSource) throw new Error(`${wf.name} takes no command results`);
+  const decided = await wf.dataSource.transaction((m) => applyResult(wf, m, result));
   for (const command of decided.commands ?? []) {
-    void runCommand(wf, command).catch((err) => createLogger(wf.service).error({ err, intentId }, 'a command of the call failed after its commit'));
+    void runCommand(wf, command).catch((err) => createLogger(wf.service).error({ err, intentId: result.intentId }, 'a command of the call failed after its commit'));
   }
   return decided.emit ?? [];
 }
 
+/**
+ * A result decided in the caller's transaction (a worker that records its own step with it): the call's row locked,
+ * `decideResult`, its effects written, the state saved. Returns the decision (its commands are the caller's to run).
+ */
+export async function applyResult<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, m: EntityManager, result: O, causationId?: string): Promise<Decision<C, X>> {
+  if (!wf.decideResult) throw new Error(`${wf.name} takes no command results`);
+  const { intentId } = result;
+  const before = (await wf.store.lock(m, [intentId])).get(intentId);
+  const life = before?.life ?? initialState(intentId);
+  const decision = wf.decideResult({ before, life, result });
+  const after = await writeDecision(wf, m, life, decision, causationId);
+  await wf.store.save(m, [{ intentId, before, life: after, extra: decision.extra, inputs: [] }]);
+  return decision;
+}

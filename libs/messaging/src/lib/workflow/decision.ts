@@ -12,6 +12,11 @@ export interface PostingEffect {
   kind: string;
   entries: readonly Entry[];
   intentId: string;
+  /**
+   * The id is new (never booked before): its one guarded debit gates the posting, so a decision that read the locked
+   * balance books it in one statement (a shortfall still throws: the decision was made on other facts).
+   */
+  fresh?: boolean;
 }
 
 /** What a workflow decides for one call: events (appended with the state, then folded into it), commands, row extras. */
@@ -42,7 +47,7 @@ export interface EffectTargets {
 export async function writeDecision(wf: EffectTargets, m: EntityManager, life: CallState, decision: Pick<Decision<unknown, unknown>, 'emit' | 'postings' | 'announce'>, causationId?: string): Promise<CallState> {
   for (const p of decision.postings ?? []) {
     if (!wf.ledger) throw new Error(`${wf.name} books a posting but has no ledger`);
-    await applyPosting(m, wf.ledger, p.id, p.kind, p.entries, p.intentId);
+    await applyPosting(m, wf.ledger, p.id, p.kind, p.entries, p.intentId, p.fresh ? { freshId: true } : {});
   }
   let state = life;
   for (const e of decision.emit ?? []) {

@@ -17,9 +17,9 @@ export async function answerParked<R extends StoredLife, C, X, K, O extends Comm
   const recorded = await trySavepoint(m, 'parked_answer', async () => {
     const before = (await wf.store.lock(m, [intentId])).get(intentId);
     const life = before?.life ?? initialState(intentId);
-    const decision: Decision<C, X> = decideParked({ life, event });
+    const decision: Decision<C, X> = decideParked({ life, event, stored: before !== undefined, ...(ctx.payload ? { payload: ctx.payload } : {}) });
     const after = await writeDecision(wf, m, life, decision, eventId);
     await wf.store.save(m, [{ intentId, before, life: after, extra: decision.extra, inputs: [] }]);
   });
-  if (!recorded) await writeDecision(wf, m, initialState(intentId), { emit: decideParked({ life: initialState(intentId), event }).emit ?? [] }, eventId);
+  if (!recorded) await writeDecision(wf, m, initialState(intentId), { emit: decideParked({ life: initialState(intentId), event, ...(ctx.payload ? { payload: ctx.payload } : {}) }).emit ?? [] }, eventId);
 }

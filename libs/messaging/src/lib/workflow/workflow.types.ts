@@ -62,7 +62,8 @@ export interface CallWorkflow<R extends StoredLife, C = never, X = never, K = un
   outbox?: OutboxWriter;
   /** The schema of the double-entry ledger its postings are booked in (required when a decision books one). */
   ledger?: string;
-  prepare?(m: EntityManager, lives: readonly CallState[]): Promise<K>;
+  /** Reads for the whole batch (after the rows are locked): `lives` folded, `inputs` as delivered (payload fields the model does not keep). */
+  prepare?(m: EntityManager, lives: readonly CallState[], inputs: readonly CallInput[]): Promise<K>;
   decide(input: DecideInput<R, K>): Decision<C, X>;
   /** A command's I/O, after commit. What it returns is the command's result: the runner feeds it back (`decideResult`). */
   run?(command: C): Promise<O | void> | O | void;
@@ -102,6 +103,10 @@ export interface ParkedInput {
   life: CallState;
   /** The event that was parked. */
   event: EventDefinition<object>;
+  /** Its decoded payload (undefined when it broke its contract). */
+  payload?: object;
+  /** The store had a row of the call (undefined over the bare call). */
+  stored?: boolean;
 }
 
 export interface ResultInput<R extends StoredLife, O> {

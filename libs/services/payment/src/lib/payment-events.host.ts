@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
 import { CallRequested } from '@tollgate/contracts';
-import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
+import { EVENT_TRANSPORT, type EventTransport, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
 import { PAYMENT, PAYMENT_OPTIONS } from './payment.constants';
 import { type PaymentOptions } from './payment.options';
-import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
+import { PlaceHoldWorkflow } from './place-hold/place-hold.workflow';
 import { countOpenHolds } from './resolve-hold/open-holds';
 import { HoldEndWorkflow } from './resolve-hold/hold-end.workflow';
 import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
@@ -18,7 +18,7 @@ export class PaymentEventsHost extends ServiceEventsHost {
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
     @Inject(PAYMENT_OPTIONS) options: PaymentOptions,
     health: HealthRegistry,
-    private readonly placeHold: PlaceHoldUseCase,
+    private readonly holds: PlaceHoldWorkflow,
     private readonly holdEnds: HoldEndWorkflow,
     private readonly settleX402: SettleX402UseCase,
   ) {
@@ -37,17 +37,10 @@ export class PaymentEventsHost extends ServiceEventsHost {
   protected consumers() {
     return [
       {
-        name: 'payment',
+        // The call's request (the route's spend-policy step), through the runner: held, refused, or paying by an outside rail.
+        ...runCallWorkflow(this.holds),
         // Embedded mode: a request's hold is decided inside the transaction that recorded the request.
         inline: [CallRequested.topic],
-        handlers: [
-          on(CallRequested, async ({ manager, payload, envelope, afterCommit }) => {
-            // An x402 payment was recorded: verify and settle run once this transaction committed, outside it.
-            if ((await this.placeHold.execute(manager, payload, envelope.eventId)) === 'x402-pending') afterCommit(() => this.settleX402.kick());
-          }, {
-            onParked: ({ manager, payload, intentId, eventId }) => this.placeHold.refuseParked(manager, { ...(payload ? { request: payload } : {}), ...(intentId ? { intentId } : {}), ...(eventId ? { causationId: eventId } : {}) }),
-          }),
-        ],
       },
       // The call's end (the route's isTerminal step): its hold captured or voided, once, through the runner.
       runCallWorkflow(this.holdEnds),

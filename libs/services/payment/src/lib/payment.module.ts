@@ -9,7 +9,9 @@ import { paymentDataSourceOptions } from './payment.datasource-options';
 import { PAYMENT, PAYMENT_ADMIN, PAYMENT_OPTIONS, PAYMENT_OUTBOX } from './payment.constants';
 import { PaymentEventsHost } from './payment-events.host';
 import { type PaymentOptions } from './payment.options';
-import { PlaceHoldUseCase } from './place-hold/place-hold.usecase';
+import { AttemptsWake } from './attempts/attempts-wake';
+import { HoldReads } from './place-hold/hold-reads';
+import { PlaceHoldWorkflow } from './place-hold/place-hold.workflow';
 import { HoldEndWorkflow } from './resolve-hold/hold-end.workflow';
 import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
 import { MppPayments } from './mpp/mpp-payments';
@@ -62,7 +64,9 @@ export class PaymentModule {
         { provide: X402_FACILITATOR, useValue: x402.facilitator },
         { provide: X402_CHAIN, useValue: x402.chain },
         FundWalletUseCase,
-        PlaceHoldUseCase,
+        AttemptsWake,
+        HoldReads,
+        PlaceHoldWorkflow,
         X402Payments,
         MppPayments,
         MppSteps,

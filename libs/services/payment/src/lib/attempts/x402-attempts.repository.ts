@@ -71,6 +71,12 @@ export const X402Attempts = {
     return rows.length > 0;
   },
 
+  /** Whether this payer's nonce on this network was spent by a call already (read before deciding; `record` spends it). */
+  async nonceUsed(m: EntityManager, network: string, payer: string, nonce: string): Promise<boolean> {
+    const rows = returnedRows<unknown>(await m.query('SELECT 1 FROM payment.x402_nonce WHERE network = $1 AND payer = $2 AND nonce = $3', [network, payer, nonce]));
+    return rows.length > 0;
+  },
+
   /** Takes the oldest due open attempt for `leaseMs` (a crashed worker's lease runs out and another resumes it). */
   async claimDue(ds: DataSource, leaseMs: number): Promise<X402AttemptRow | undefined> {
     const [row] = await select(ds, X402_ATTEMPT, ATTEMPT_COLUMNS,

@@ -5,6 +5,7 @@ import { PAYMENT_IDENTIFIER, appendPaymentIdentifierToExtensions, declarePayment
 import { PAYMENT_OPTIONS } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { type Refusal } from '../refusal';
+import { type RailCheck } from '../place-hold/hold-plan';
 import { exactAmountProblem } from '../x402/exact-amount';
 import { paymentRequired, requirementsFor, uptoRequirementsFor } from '../x402/payment-required';
 import { uptoAuthorizationProblem } from '../x402/upto-authorization';
@@ -36,31 +37,34 @@ export class X402Payments {
     @Inject(X402_FACILITATOR) private readonly facilitator: X402Facilitator | null,
   ) {}
 
-  /** Undefined: the attempt is recorded (the hold follows verification). Otherwise: why the call is refused. */
-  async begin(manager: EntityManager, request: CallRequestedPayload, price: bigint, approved: boolean, causationId: string): Promise<Refusal | undefined> {
+  /**
+   * The payment checked in the CallRequested's transaction, reads only: why it is refused, or the attempt to record
+   * (its nonce still unused; recording it spends the nonce, and a claim lost to a concurrent call is retried).
+   */
+  async check(m: EntityManager, request: CallRequestedPayload, price: bigint, approved: boolean, causationId: string): Promise<RailCheck> {
     const settings = this.options.x402;
     const requirements = await this.requirements(request, price);
-    if (!this.facilitator || !requirements) return this.notAccepted(request);
+    if (!this.facilitator || !requirements) return { refusal: this.notAccepted(request) };
     const payment = request.x402Payment as unknown as PaymentPayload;
     const network = (payment as { accepted?: { network?: unknown } })?.accepted?.network;
     if (typeof network === 'string' && network !== settings.network) {
-      return {
+      return { refusal: {
         code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false,
         message: `This call cannot settle on ${network}. Pay on ${settings.network}, as the payment requirement says.`,
         details: { network, supportedNetworks: [settings.network] }, x402PaymentRequired: this.required(request, requirements, 'unsupported network'),
-      };
+      } };
     }
     if (request.price.asset !== settings.assetCode) {
-      return { code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false, message: `Calls priced in ${request.price.asset} cannot be paid with x402 here.`, details: { asset: request.price.asset } };
+      return { refusal: { code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false, message: `Calls priced in ${request.price.asset} cannot be paid with x402 here.`, details: { asset: request.price.asset } } };
     }
     const signed = signedPart(payment, requirements);
-    if (typeof signed === 'string') return this.refusal(request, price, signed);
+    if (typeof signed === 'string') return { refusal: await this.refusal(request, price, signed) };
+    if (await X402Attempts.nonceUsed(m, settings.network, signed.payer, signed.nonce)) return { refusal: await this.refusal(request, price, 'nonce_already_used') };
     const paymentId = paymentIdOf(request.intentId);
-    const recorded = await X402Attempts.record(manager, {
+    return { attempt: {
       intent_id: request.intentId, network: settings.network, ...signed, amount_minor: requirements.amount, asset: request.price.asset,
       facilitator: this.facilitator.name, payment_id: paymentId, payment: withPaymentId(payment, paymentId), requirements, request, causation_id: causationId, approved,
-    });
-    return recorded ? undefined : this.refusal(request, price, 'nonce_already_used');
+    } };
   }
 
   /**

@@ -25,6 +25,12 @@ export type HoldRow = RowOf<typeof HOLD>;
 /** Whether an owner has a wallet in an asset, and what is available in it. */
 const WALLET = defineTable('(wallet)', { has_wallet: col.boolean().required(), available: col.bigint().required() });
 
+/** A wallet's available balance (`payment.balance`, the owner's available account). */
+const AVAILABLE = defineTable('(available)', { account: col.text().required(), asset: col.text().required(), balance: col.bigint().required() });
+
+/** A call payment decided, with its hold's state when it holds one. */
+const DECIDED = defineTable('(decided)', { intent_id: col.uuid().required(), life: col.jsonb<CallState>().nullable(), charged: col.boolean().required(), paying: col.boolean().required() });
+
 /** A hold locked for its end, with what its owner owed then (the debt row locked too: the posting that follows repays it). */
 const LOCKED_HOLD = defineTable('(locked hold)', { ...HOLD.columns, debt: col.bigint().nullable(), agent_id: col.text().required() });
 
@@ -66,6 +72,11 @@ export interface EndingHold { holdId: string; intentId: string; ownerId: string;
 /** The debt account of an owner, spelled in SQL from the one place that names accounts. */
 const [DEBT_PREFIX, DEBT_SUFFIX] = accountKey({ kind: 'debt', ownerId: '\u0000' }).split('\u0000') as [string, string];
 
+/** A wallet's key in maps of a batch: its owner and asset. */
+export function walletKey(ownerId: string, asset: string): string {
+  return `${ownerId}\u0000${asset}`;
+}
+
 /** Every statement on `payment.hold`, `payment.charge` and `payment.spend_counter`. */
 export const Holds = {
   /**
@@ -75,6 +86,35 @@ export const Holds = {
    */
   async lockAgent(m: EntityManager, agentId: string): Promise<void> {
     await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${agentId}`]);
+  },
+
+  /** The agents' locks, in one statement, in the order given (callers sort, so two batches never wait on each other in a circle). */
+  async lockAgents(m: EntityManager, agentIds: readonly string[]): Promise<void> {
+    if (agentIds.length === 0) return;
+    await m.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS a(k, n) ORDER BY n', [agentIds.map((a) => `payment-agent:${a}`)]);
+  },
+
+  /**
+   * What is available in each of these wallets, the rows locked until commit (sorted): a decision made on these
+   * figures is exactly what the guarded debit will find. A wallet with no row has nothing available.
+   */
+  async lockAvailable(m: EntityManager, wallets: readonly { ownerId: string; asset: string }[]): Promise<Map<string, bigint>> {
+    const keyed = wallets.map((w) => ({ ...w, account: accountKey({ kind: 'available', ownerId: w.ownerId }) })).sort((a, b) => (a.account + a.asset).localeCompare(b.account + b.asset));
+    const rows = await select(m, AVAILABLE, ['account', 'asset', 'balance'],
+      `SELECT b.account, b.asset, b.balance FROM payment.balance b JOIN unnest($1::text[], $2::text[]) AS w(account, asset) ON b.account = w.account AND b.asset = w.asset
+        ORDER BY b.account, b.asset FOR UPDATE OF b`, [keyed.map((w) => w.account), keyed.map((w) => w.asset)]);
+    const found = new Map(rows.map((r) => [`${r.account}\u0000${r.asset}`, BigInt(r.balance)]));
+    return new Map(keyed.map((w) => [walletKey(w.ownerId, w.asset), found.get(`${w.account}\u0000${w.asset}`) ?? 0n]));
+  },
+
+  /** The calls among these that payment decided already (a charge, or an outside payment's attempt), with the hold's state when held. */
+  async decided(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, { life: CallState | null; charged: boolean }>> {
+    const rows = await select(m, DECIDED, ['intent_id', 'life', 'charged', 'paying'],
+      `SELECT i.id AS intent_id, h.life, EXISTS (SELECT 1 FROM payment.charge c WHERE c.intent_id = i.id) AS charged,
+              EXISTS (SELECT 1 FROM payment.x402_attempt a WHERE a.intent_id = i.id) AS paying
+         FROM unnest($1::uuid[]) AS i(id) LEFT JOIN payment.hold h ON h.intent_id = i.id`,
+      [[...intentIds]]);
+    return new Map(rows.filter((r) => r.charged || r.paying).map((r) => [r.intent_id, { life: r.life, charged: r.charged }]));
   },
 
   /** Whether the owner ever had a prepaid wallet in this asset (an admin deposit: money an outside rail credited for one call is not one), and what is available in it now. */
@@ -91,7 +131,7 @@ export const Holds = {
    * The hold placed, in one statement: the hold row, the charge row (once per intent) and — only when that charge is
    * new — the agent's counters, plus the owner's approval used up when this call needed one.
    */
-  async place(m: EntityManager, h: { holdId: string; life: CallState; charge: NewCharge; counters: readonly CounterIncrement[]; approval?: { operationKey: string | null } }): Promise<void> {
+  async place(m: EntityManager, h: { holdId: string; life: CallState; charge: NewCharge; counters: readonly CounterIncrement[]; approvalUsed?: { operationKey: string | null } }): Promise<void> {
     const c = h.charge;
     await m.query(
       `WITH c AS (
@@ -104,7 +144,7 @@ export const Holds = {
        INSERT INTO payment.spend_counter AS s (agent_id, kind, bucket, key, calls, amount)
        SELECT $3, x.kind, x.bucket, x.key, 1, x.amount FROM c, unnest($12::text[], $13::timestamptz[], $14::text[], $15::bigint[]) AS x(kind, bucket, key, amount)
        ON CONFLICT (agent_id, kind, bucket, key) DO UPDATE SET calls = s.calls + 1, amount = s.amount + EXCLUDED.amount`,
-      [c.intent_id, c.owner_id, c.agent_id, c.tool_id, c.arguments_hash, c.amount_minor, c.asset, c.free, h.holdId, h.approval !== undefined, h.approval?.operationKey ?? null,
+      [c.intent_id, c.owner_id, c.agent_id, c.tool_id, c.arguments_hash, c.amount_minor, c.asset, c.free, h.holdId, h.approvalUsed !== undefined, h.approvalUsed?.operationKey ?? null,
         h.counters.map((x) => x.kind), h.counters.map((x) => x.bucket), h.counters.map((x) => x.key), h.counters.map((x) => x.amount.toString()), JSON.stringify(h.life)],
     );
   },

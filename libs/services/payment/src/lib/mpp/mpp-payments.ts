@@ -6,11 +6,10 @@ import { PAYMENT_OPTIONS } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { type Refusal } from '../refusal';
 import { paymentIdOf } from '../attempts/x402-payments';
-import { X402Attempts } from '../attempts/x402-attempts.repository';
+import { type RailCheck } from '../place-hold/hold-plan';
 import { type PaymentPayload, type PaymentRequirements } from '../x402/x402.types';
-import { PgReplayStore } from './pg-replay-store';
+import { MppReplays } from './mpp-replay.repository';
 import { SandboxBackend } from './sandbox-backend';
-import { mppxCore } from './mppx';
 import { createSandboxMppx, SANDBOX_METHOD, type SandboxMppx } from './sandbox-method';
 
 /** How long a challenge may be paid: the agent signs and retries within it. */
@@ -47,10 +46,14 @@ export class MppPayments {
     return { httpStatus: 402, challenges: [challenge] };
   }
 
-  /** Undefined: the attempt is recorded. Otherwise: why the call is refused (nothing charged). */
-  async begin(m: EntityManager, request: CallRequestedPayload, price: bigint, approved: boolean, causationId: string): Promise<Refusal | undefined> {
+  /**
+   * The credential checked in the CallRequested's transaction, reads only: why it is refused, or the attempt to record
+   * with the credential's claim in the replay store (used once, on every replica; a claim lost to a concurrent call is
+   * retried, and then refused here).
+   */
+  async check(m: EntityManager, request: CallRequestedPayload, price: bigint, approved: boolean, causationId: string): Promise<RailCheck> {
     if (!this.mppx || !this.backend) {
-      return { code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false, details: { rails: ['wallet'] }, message: 'This gateway does not accept MPP payments. Pay from the prepaid balance: top up, then retry without the MPP credential.' };
+      return { refusal: { code: 'PAYMENT_NO_SETTLEABLE_CHAIN', retryable: false, details: { rails: ['wallet'] }, message: 'This gateway does not accept MPP payments. Pay from the prepaid balance: top up, then retry without the MPP credential.' } };
     }
     const credential = request.mppCredential as unknown as MppxCore.Credential.Credential<{ token: string }>;
     const intent = request.metered ? 'authorize' : 'charge';
@@ -58,17 +61,20 @@ export class MppPayments {
       if (credential?.challenge?.intent !== intent) throw new Error(`this call is paid by ${SANDBOX_METHOD}/${intent}`);
       await this.mppx.validateCredential(credential, { realm: this.realm, request: routeRequest(request, price, this.realm) });
     } catch (error) {
-      return this.refusal(request, price, reasonOf(error));
+      return { refusal: await this.refusal(request, price, reasonOf(error)) };
     }
+    const key = claimKeyOf(credential.challenge.id);
+    if ((await MppReplays.get(m, key)) !== null) return { refusal: await this.refusal(request, price, 'credential_already_used') };
     const expires = Date.parse(credential.challenge.expires ?? '') || Date.now() + CHALLENGE_MINUTES * 60_000;
-    if (!(await mppxCore().Store.tryClaim(new PgReplayStore(m), claimKeyOf(credential.challenge.id), expires + 60_000))) return this.refusal(request, price, 'credential_already_used');
-    // The replay store above is what keeps a credential to one call; the attempt's own nonce is the call's.
-    const recorded = await X402Attempts.record(m, {
-      intent_id: request.intentId, network: `mpp:${this.realm}`, payer: 'mpp', nonce: `mpp:${request.intentId}`, amount_minor: price.toString(), asset: request.price.asset,
-      facilitator: this.backend.name, payment_id: paymentIdOf(request.intentId), payment: credential as unknown as PaymentPayload,
-      requirements: requirementsOf(request, price, this.realm, intent), request, causation_id: causationId, approved,
-    });
-    return recorded ? undefined : this.refusal(request, price, 'credential_already_used');
+    // The replay store's claim keeps a credential to one call; the attempt's own nonce is the call's.
+    return {
+      claim: { key, expires: expires + 60_000 },
+      attempt: {
+        intent_id: request.intentId, network: `mpp:${this.realm}`, payer: 'mpp', nonce: `mpp:${request.intentId}`, amount_minor: price.toString(), asset: request.price.asset,
+        facilitator: this.backend.name, payment_id: paymentIdOf(request.intentId), payment: credential as unknown as PaymentPayload,
+        requirements: requirementsOf(request, price, this.realm, intent), request, causation_id: causationId, approved,
+      },
+    };
   }
 
   /** PAYMENT_REQUIRED with the reason and a fresh challenge to pay. */

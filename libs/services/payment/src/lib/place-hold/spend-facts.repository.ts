@@ -32,8 +32,10 @@ export interface SpendFacts {
   sameRequest: number;
   approved: boolean;
   debt: bigint;
-  /** This intent was decided before (a parked CallRequested refused, then re-driven). */
+  /** This intent was decided before (held, refused, or paying by an outside rail): a redelivery changes nothing. */
   decided: boolean;
+  /** The open approval request of this agent, tool, arguments and operation key, if one is pending. */
+  pendingApproval: string | null;
 }
 
 /** The one row of the facts statement: the agent's policy (null columns: none set) and the counts beside it. */
@@ -42,7 +44,7 @@ const FACTS = defineTable('(spend facts)', {
   period: col.text<AgentSpendPolicy['period']>().nullable(), approval_threshold_minor: SPEND_POLICY.columns.approval_threshold_minor,
   spent_period: col.bigint().required(), calls_minute: col.integer().required(), calls_prev: col.integer().required(), spent_minute: col.bigint().required(),
   spent_prev: col.bigint().required(), free_today: col.integer().required(), same_request: col.bigint().required(), approved: col.boolean().required(),
-  debt: col.bigint().required(), decided: col.boolean().required(),
+  debt: col.bigint().required(), decided: col.boolean().required(), pending_approval: col.uuid().nullable(),
 });
 const FACT_COLUMNS = Object.keys(FACTS.columns) as (keyof typeof FACTS.columns)[];
 
@@ -67,7 +69,9 @@ export const SpendFactsRepository = {
          EXISTS (SELECT 1 FROM payment.approval a WHERE a.agent_id = $1 AND a.tool_id = $2 AND a.arguments_hash = $3
                    AND COALESCE(a.operation_key, '') = COALESCE($7, '') AND a.status = 'approved') AS approved,
          COALESCE((SELECT -balance FROM payment.balance WHERE account = $8 AND asset = $5), 0) AS debt,
-         EXISTS (SELECT 1 FROM payment.charge WHERE intent_id = $9) AS decided
+         EXISTS (SELECT 1 FROM payment.charge WHERE intent_id = $9) OR EXISTS (SELECT 1 FROM payment.x402_attempt WHERE intent_id = $9) AS decided,
+         (SELECT a.approval_id FROM payment.approval a WHERE a.agent_id = $1 AND a.tool_id = $2 AND a.arguments_hash = $3
+             AND COALESCE(a.operation_key, '') = COALESCE($7, '') AND a.status = 'pending' LIMIT 1) AS pending_approval
        FROM (SELECT 1) AS one LEFT JOIN p ON true`,
       [q.agentId, q.toolId, q.argumentsHash, q.ownerId, q.asset, q.repeatWindowMs, q.operationKey, q.debtAccount, q.intentId,
         q.minute, q.previousMinute, q.periodStarts.day, q.periodStarts.week, q.periodStarts.month],
@@ -81,7 +85,7 @@ export const SpendFactsRepository = {
       },
       spentInPeriod: BigInt(f!.spent_period), callsMinute: BigInt(f!.calls_minute), callsPreviousMinute: BigInt(f!.calls_prev),
       spentMinute: BigInt(f!.spent_minute), spentPreviousMinute: BigInt(f!.spent_prev), freeToday: Number(f!.free_today),
-      sameRequest: Number(f!.same_request), approved: f!.approved, debt: BigInt(f!.debt), decided: f!.decided,
+      sameRequest: Number(f!.same_request), approved: f!.approved, debt: BigInt(f!.debt), decided: f!.decided, pendingApproval: f!.pending_approval,
     };
   },
 };

@@ -8,7 +8,7 @@ import { X402Attempts } from '../attempts/x402-attempts.repository';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
 import { type CounterIncrement, type EndingHold, Holds } from '../holds/holds.repository';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
-import { SettleX402UseCase } from '../settle-x402/settle-x402.usecase';
+import { AttemptsWake } from '../attempts/attempts-wake';
 
 /** What the hold's row keeps of its end: what was captured (null: voided), counters to give back, an authorization's end. */
 export interface HoldEnd {
@@ -38,7 +38,7 @@ export class HoldEndWorkflow implements CallWorkflow<EndingHold, Collect, HoldEn
   constructor(
     @Inject(PAYMENT_OUTBOX) readonly outbox: OutboxWriter,
     private readonly wallets: FundWalletUseCase,
-    private readonly collection: SettleX402UseCase,
+    private readonly collection: AttemptsWake,
   ) {
     this.store = {
       lock: (m: EntityManager, ids: readonly string[]) => Holds.lockEnds(m, ids),

@@ -4,7 +4,8 @@ import { type DataSource } from 'typeorm';
 import { createLogger } from '@tollgate/observability';
 import { PAYMENT, PAYMENT_OPTIONS } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
-import { PlaceHoldUseCase } from '../place-hold/place-hold.usecase';
+import { AttemptsWake } from '../attempts/attempts-wake';
+import { PlaceHoldWorkflow } from '../place-hold/place-hold.workflow';
 import { type ChainState, X402_CHAIN } from '../x402/chain-state';
 import { type SettleOutcome, type SettleResponse, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
@@ -44,7 +45,8 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
     @Inject(PAYMENT_OPTIONS) private readonly options: PaymentOptions,
     @Inject(X402_FACILITATOR) private readonly facilitator: X402Facilitator | null,
     @Inject(X402_CHAIN) private readonly chain: ChainState | null,
-    private readonly placeHold: PlaceHoldUseCase,
+    private readonly holds: PlaceHoldWorkflow,
+    private readonly wake: AttemptsWake,
     private readonly payments: X402Payments,
     private readonly wallets: FundWalletUseCase,
     private readonly mpp: MppSteps,
@@ -57,6 +59,7 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     if (!this.active) return;
+    this.wake.listen(() => this.kick());
     // Known before the first metered call asks for it (the calls' transactions never wait on the facilitator).
     void this.facilitator?.uptoAddress(this.options.x402.network, true);
     this.timer = setInterval(() => this.kick(), this.options.x402Retry?.pollMs ?? 1000);
@@ -168,16 +171,17 @@ export class SettleX402UseCase implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The event folded onto the attempt, in one transaction with what an end moves: settled → the hold placed for exactly
-   * the authorization's value; refused → the call's PaymentRejected. Undefined when another worker ended it first.
+   * The event folded onto the attempt, in one transaction with what an end moves: settled → the wallet credited with
+   * exactly the authorization's value and the verdict fed to payment's workflow (the hold placed); refused → the
+   * refusal fed to it (PaymentRejected). Undefined when another worker ended it first.
    */
   private record(a: X402AttemptRow, event: X402AttemptEvent, said?: SettleOutcome, mppReceipt?: Record<string, unknown>): Promise<X402AttemptLife | undefined> {
     return this.dataSource.transaction(async (m) => {
       const life = await X402Attempts.apply(m, a.intent_id, event, event.type === 'VerdictAwaited' ? this.backoffMs(a.tries) : 0);
       if (!life) return undefined;
-      if (life.step === 'settled' || life.step === 'authorized') await this.placeHold.holdAfterSettlement(m, a.request, fundingOf(a, life, said, mppReceipt), a.causation_id);
+      if (life.step === 'settled' || life.step === 'authorized') await this.holds.funded(m, a.request, fundingOf(a, life, said, mppReceipt), a.causation_id);
       if (life.step === 'refused' && event.type === 'Refused' && event.releaseNonce && life.scheme?.startsWith('mpp')) await this.mpp.release(m, a);
-      if (life.step === 'refused') await this.placeHold.refuse(m, a.request, a.causation_id, await this.refusalOf(a, life.refusal ?? 'refused'));
+      if (life.step === 'refused') await this.holds.refused(m, a.request, await this.refusalOf(a, life.refusal ?? 'refused'), a.causation_id);
       if (life.step === 'uncollected') await this.wallets.reverse(m, { ownerId: a.request.ownerId, reference: `x402-upto:${a.intent_id}:uncollected`, amountMinor: BigInt(life.chargeMinor ?? '0'), asset: a.asset, intentId: a.intent_id });
       return life;
     });
