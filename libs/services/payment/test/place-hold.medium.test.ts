@@ -18,7 +18,9 @@ import { MppPayments } from '../src/lib/mpp/mpp-payments';
 import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
-import { AttemptsWake } from '../src/lib/attempts/attempts-wake';
+import { AttemptSteps } from '../src/lib/attempts/attempt-steps';
+import { type AttemptsWake } from '../src/lib/attempts/attempts-wake';
+import { MppSteps } from '../src/lib/mpp/mpp-steps';
 import { HoldReads } from '../src/lib/place-hold/hold-reads';
 import { PlaceHoldWorkflow } from '../src/lib/place-hold/place-hold.workflow';
 import { HoldEndWorkflow } from '../src/lib/resolve-hold/hold-end.workflow';
@@ -42,7 +44,8 @@ describe('payment places and resolves holds (medium tier)', () => {
     const outbox = new OutboxWriter('payment', 'payment');
     const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
     wallets = new FundWalletUseCase(ds, outbox);
-    place = new PlaceHoldWorkflow(outbox, ds, new HoldReads(options, null, new X402Payments(options, null), new MppPayments(options)), new AttemptsWake(), wallets);
+    const [payments, mpp] = [new X402Payments(options, null), new MppPayments(options)];
+    place = new PlaceHoldWorkflow(outbox, ds, new HoldReads(options, null, payments, mpp), new AttemptSteps(options, null, null, payments, new MppSteps(mpp)));
     holdEnds = new HoldEndWorkflow(outbox, wallets, collection as unknown as AttemptsWake);
   });
   afterAll(async () => {

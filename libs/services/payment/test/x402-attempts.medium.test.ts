@@ -1,22 +1,22 @@
 /**
- * Medium tier (real PostgreSQL with payment's migrations): an x402 attempt ends once (P4, B3). Two workers that both
- * reach the end of one attempt — a lease that ran out while the first was still waiting for the facilitator — apply
- * their `Settled` at once, each in its own transaction, each placing the hold as `SettleX402UseCase.record` does (`PlaceHoldWorkflow.funded`, through the runner): the
- * attempt's row lock and its "already ended" check let exactly one through, so the payer's money is credited and
+ * Medium tier (real PostgreSQL with payment's migrations): an x402 attempt ends once (P4, B3). Two steps that both
+ * reach the end of one attempt — a lease that ran out while the first was still waiting for the facilitator — feed
+ * their `Settled` back at once, each in its own transaction, as the runner does (`applyResult` → `decideAttempt`): the
+ * attempt's row lock and the model's "already ended" let exactly one through, so the payer's money is credited and
  * held once.
  */
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { accountKey } from '@tollgate/accounting';
 import { type CallRequestedPayload } from '@tollgate/contracts';
-import { OutboxWriter } from '@tollgate/messaging';
+import { applyResult, OutboxWriter } from '@tollgate/messaging';
 import { balanceOf, openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { MppPayments } from '../src/lib/mpp/mpp-payments';
-import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
-import { AttemptsWake } from '../src/lib/attempts/attempts-wake';
+import { AttemptSteps } from '../src/lib/attempts/attempt-steps';
+import { MppSteps } from '../src/lib/mpp/mpp-steps';
 import { HoldReads } from '../src/lib/place-hold/hold-reads';
 import { PlaceHoldWorkflow } from '../src/lib/place-hold/place-hold.workflow';
 import { X402Attempts } from '../src/lib/attempts/x402-attempts.repository';
@@ -34,7 +34,8 @@ describe('an x402 attempt ends once (medium tier)', () => {
     ds = await openServiceDataSource(paymentDataSourceOptions(db.url));
     const outbox = new OutboxWriter('payment', 'payment');
     const options = { velocity: DEFAULT_VELOCITY, x402: DEFAULT_X402, x402Facilitator: { kind: 'off' } } as PaymentOptions;
-    place = new PlaceHoldWorkflow(outbox, ds, new HoldReads(options, null, new X402Payments(options, null), new MppPayments(options)), new AttemptsWake(), new FundWalletUseCase(ds, outbox));
+    const [payments, mpp] = [new X402Payments(options, null), new MppPayments(options)];
+    place = new PlaceHoldWorkflow(outbox, ds, new HoldReads(options, null, payments, mpp), new AttemptSteps(options, null, null, payments, new MppSteps(mpp)));
   });
   afterAll(async () => {
     await ds.destroy();
@@ -53,15 +54,18 @@ describe('an x402 attempt ends once (medium tier)', () => {
       payment_id: `pay_${randomUUID()}`, payment: {} as never, requirements: {} as never, request, causation_id: randomUUID(), approved: false,
     }));
     await ds.transaction((m) => X402Attempts.apply(m, request.intentId, { type: 'Verified', payer: '0xpayer' }));
-    // Each worker as SettleX402UseCase.record: the end folded onto the locked row, then the hold when it applied.
+    // Each step's result as the runner feeds it back: decided over the attempt and the wallet, locked.
     const settle = () => ds.transaction(async (m) => {
-      const life = await X402Attempts.apply(m, request.intentId, { type: 'Settled', transaction: '0xtx' });
-      if (life) await place.funded(m, request, { amountMinor: 25n, reference: `x402:eip155:84532:${nonce}`, response: { success: true, transaction: '0xtx', network: 'eip155:84532', payer: '0xpayer' } as never, approved: false, repayDebt: true, source: 'x402' }, randomUUID());
-      return life !== undefined;
+      const decided = await applyResult(place, m, {
+        kind: 'attempt', intentId: request.intentId, event: { type: 'Settled', transaction: '0xtx' }, retryInMs: 0, depositId: randomUUID(), holdId: randomUUID(), at: new Date(),
+      });
+      return (decided.emit ?? []).length > 0;
     });
     const applied = await Promise.all([settle(), settle()]);
     expect(applied.filter(Boolean)).toHaveLength(1);
     expect(await balanceOf(ds.manager, 'payment', accountKey({ kind: 'held', ownerId }), 'USDC')).toBe(25n);
     expect(Number((await ds.query('SELECT count(*)::int AS n FROM payment.hold WHERE intent_id = $1', [request.intentId]))[0].n)).toBe(1);
+    expect(await ds.query(`SELECT source, amount_minor FROM payment.deposit WHERE reference = $1`, [`x402:eip155:84532:${nonce}`])).toEqual([{ source: 'x402', amount_minor: '25' }]);
+    expect(await ds.query(`SELECT life->>'step' AS step, open FROM payment.x402_attempt WHERE intent_id = $1`, [request.intentId])).toEqual([{ step: 'settled', open: false }]);
   });
 });

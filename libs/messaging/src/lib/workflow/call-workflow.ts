@@ -7,7 +7,7 @@ import { type BatchContext, type BatchEvent, type ParkedContext, perBatch } from
 import { callEventDefinitions, callEventOf } from './call-events';
 import { runCommand, roomForCommands } from './commands';
 import { writeDecision } from './decision';
-import { dueWork } from './due-work';
+import { type DueWork, dueWork } from './due-work';
 import { answerParked } from './parked';
 import { type CallInput, type CallWorkflow, type CommandResult, type LifeChange, type StoredLife } from './workflow.types';
 
@@ -23,13 +23,14 @@ export function runCallWorkflow<R extends StoredLife, C, X, K, O extends Command
     await answerParked(wf, event, ctx);
     await wf.onParked?.(event, ctx);
   };
+  // Due work (a call's scheduled wake-up) is an input the runner delivers too, on its own clock.
+  const due = wf.decideDue ? dueWork(wf) : undefined;
   return {
     name: wf.name,
-    ...perBatch(callEventDefinitions(reads), (ctx) => applyWorkflow(wf, ctx), {
+    ...perBatch(callEventDefinitions(reads), (ctx) => applyWorkflow(wf, ctx, due), {
       dedupedByModel: true, ...(wf.onParked || wf.decideParked ? { onParked: parked } : {}), ...(wf.redriveAfterAnswer ? { redriveAfterAnswer: true } : {}),
     }),
-    // Due work (a call's scheduled wake-up) is an input the runner delivers too, on its own clock.
-    ...(wf.decideDue ? { due: dueWork(wf) } : {}),
+    ...(due ? { due } : {}),
   };
 }
 
@@ -37,9 +38,11 @@ export function runCallWorkflow<R extends StoredLife, C, X, K, O extends Command
 export interface InputHooks<C> {
   within?<T>(cause: CallInput, fn: () => Promise<T>): Promise<T>;
   afterCommit?(command: C): void;
+  /** A decision asked for a wake-up of 0 ms: due work should look right after the commit. */
+  dueNow?(): void;
 }
 
-async function applyWorkflow<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, ctx: BatchContext): Promise<void> {
+async function applyWorkflow<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, ctx: BatchContext, due: DueWork | undefined): Promise<void> {
   const events = new Map<CallInput, BatchEvent>();
   const inputs = ctx.events.map((e) => {
     const event = callEventOf(e.type, e.payload);
@@ -56,6 +59,7 @@ async function applyWorkflow<R extends StoredLife, C, X, K, O extends CommandRes
       void runCommand(wf, command).catch((err) => createLogger(wf.service).error({ err }, 'a command of the call failed after its commit'));
       return roomForCommands();
     }),
+    ...(due ? { dueNow: () => ctx.afterCommit(() => due.nudge()) } : {}),
   });
 }
 
@@ -85,6 +89,7 @@ export async function applyCallInputs<R extends StoredLife, C, X, K, O extends C
     }
   }
   await wf.store.save(m, changes);
+  if (changes.some((c) => c.wakeInMs === 0)) hooks.dueNow?.();
   return commands;
 }
 

@@ -37,6 +37,8 @@ export async function runDueWork<R extends StoredLife, C, X, K, O extends Comman
 /** The runner's clock for a workflow's due work: a batch every `dueEveryMs` (at once again while batches are full). */
 export interface DueWork {
   start(): void;
+  /** Looks for due calls now (a decision just asked for a wake-up of 0 ms), or right after the batch running. */
+  nudge(): void;
   /** Stops the clock and waits for the batch running (a graceful stop). */
   stop(): Promise<void>;
 }
@@ -46,21 +48,33 @@ export function dueWork<R extends StoredLife, C, X, K, O extends CommandResult>(
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = true;
+  let again = false;
   const tick = () => {
+    timer = undefined;
+    again = false;
     running = runDueWork(wf)
-      .then((n) => n)
       .catch((err) => {
         createLogger(wf.service).warn({ err }, 'due work failed; tried again on the next tick');
         return 0;
       })
       .then((n) => {
-        if (!stopped) timer = setTimeout(tick, n >= DUE_BATCH ? 0 : every);
+        running = undefined;
+        if (!stopped) timer = setTimeout(tick, n >= DUE_BATCH || again ? 0 : every);
       });
   };
   return {
     start() {
       stopped = false;
       timer = setTimeout(tick, every);
+    },
+    nudge() {
+      if (stopped) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      clearTimeout(timer);
+      tick();
     },
     async stop() {
       stopped = true;

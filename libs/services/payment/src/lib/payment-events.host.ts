@@ -9,7 +9,9 @@ import { type PaymentOptions } from './payment.options';
 import { PlaceHoldWorkflow } from './place-hold/place-hold.workflow';
 import { countOpenHolds } from './resolve-hold/open-holds';
 import { HoldEndWorkflow } from './resolve-hold/hold-end.workflow';
-import { SettleX402UseCase } from './settle-x402/settle-x402.usecase';
+import { AttemptsWake } from './attempts/attempts-wake';
+import { AttemptSteps } from './attempts/attempt-steps';
+import { X402Attempts } from './attempts/x402-attempts.repository';
 
 @Injectable()
 export class PaymentEventsHost extends ServiceEventsHost {
@@ -20,7 +22,8 @@ export class PaymentEventsHost extends ServiceEventsHost {
     health: HealthRegistry,
     private readonly holds: PlaceHoldWorkflow,
     private readonly holdEnds: HoldEndWorkflow,
-    private readonly settleX402: SettleX402UseCase,
+    private readonly wake: AttemptsWake,
+    private readonly steps: AttemptSteps,
   ) {
     super(serviceEventsSettings(PAYMENT, { dataSource, transport, health, options }));
   }
@@ -29,16 +32,24 @@ export class PaymentEventsHost extends ServiceEventsHost {
   protected override figures() {
     return [
       { name: 'payment.holdsOpen', read: () => countOpenHolds(this.dataSource) },
-      { name: 'payment.x402AttemptsOpen', read: async () => (await this.settleX402.counts()).open },
-      { name: 'payment.x402SettlementsUnknown', read: async () => (await this.settleX402.counts()).unknown },
+      { name: 'payment.x402AttemptsOpen', read: async () => (await X402Attempts.openCounts(this.dataSource)).open },
+      { name: 'payment.x402SettlementsUnknown', read: async () => (await X402Attempts.openCounts(this.dataSource)).unknown },
     ];
   }
 
+  protected override async startBackground(): Promise<void> {
+    if (this.steps.active) this.steps.warmUp();
+  }
+
   protected consumers() {
+    const requests = runCallWorkflow(this.holds);
+    // An authorization left to collect at a hold's end: the outside payments' next steps are looked for at once.
+    this.wake.listen(() => requests.due?.nudge());
     return [
       {
-        // The call's request (the route's spend-policy step), through the runner: held, refused, or paying by an outside rail.
-        ...runCallWorkflow(this.holds),
+        // The call's request (the route's spend-policy step), through the runner: held, refused, or paying by an outside
+        // rail — whose steps are the same workflow's due work.
+        ...requests,
         // Embedded mode: a request's hold is decided inside the transaction that recorded the request.
         inline: [CallRequested.topic],
       },

@@ -1,6 +1,8 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallRequestedPayload } from '@tollgate/contracts';
+import { accountKey } from '@tollgate/accounting';
 import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
+import { AGENT_LOCK_PREFIX } from '../holds/holds.repository';
 import { type PaymentPayload, type PaymentRequirements } from '../x402/x402.types';
 import { type AttemptScheme, evolveX402Attempt, isOpenX402Attempt, recordedX402Attempt, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
 
@@ -35,6 +37,20 @@ export const X402_ATTEMPT = defineTable('payment.x402_attempt', {
 export type X402AttemptRow = RowOf<typeof X402_ATTEMPT>;
 const ATTEMPT_COLUMNS = Object.keys(X402_ATTEMPT.columns) as (keyof X402AttemptRow)[];
 const COUNTS = defineTable('(x402 counts)', { open: col.integer().required(), unknown: col.integer().required() });
+
+/** An attempt locked for its verdict, with its owner's wallet as the verdict's postings find it. */
+export interface PayingCall {
+  attempt: X402AttemptRow;
+  available: bigint;
+  /** What the owner owes (the debt account's balance, as a positive amount). */
+  owed: bigint;
+}
+const PAYING = defineTable('(paying)', { ...X402_ATTEMPT.columns, available: col.bigint().nullable(), debt: col.bigint().nullable() });
+
+/** An owner's account key around its owner id, as SQL builds it from the attempt's request (the one place that names accounts). */
+function accountAround(kind: 'available' | 'debt'): [string, string] {
+  return accountKey({ kind, ownerId: '\u0000' }).split('\u0000') as [string, string];
+}
 
 export type NewX402Attempt = Pick<X402AttemptRow, 'intent_id' | 'network' | 'payer' | 'nonce' | 'amount_minor' | 'asset' | 'facilitator' | 'payment_id' | 'payment' | 'requirements' | 'request' | 'causation_id' | 'approved'>;
 
@@ -77,36 +93,59 @@ export const X402Attempts = {
     return rows.length > 0;
   },
 
-  /** Takes the oldest due open attempt for `leaseMs` (a crashed worker's lease runs out and another resumes it). */
-  async claimDue(ds: DataSource, leaseMs: number): Promise<X402AttemptRow | undefined> {
-    const [row] = await select(ds, X402_ATTEMPT, ATTEMPT_COLUMNS,
-      `UPDATE payment.x402_attempt SET lease_until = now() + ($1::int * interval '1 millisecond'), tries = tries + 1, updated_at = now()
-        WHERE intent_id = (SELECT intent_id FROM payment.x402_attempt
-                            WHERE open AND next_try_at <= now() AND (lease_until IS NULL OR lease_until < now())
-                            ORDER BY next_try_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING *`, [leaseMs]);
-    return row;
+  /** Due attempts (their time come, no live lease), oldest first, locked for the runner's due work (other instances skip them). */
+  async claimDue(m: EntityManager, limit: number): Promise<X402AttemptRow[]> {
+    return select(m, X402_ATTEMPT, ATTEMPT_COLUMNS,
+      `SELECT * FROM payment.x402_attempt WHERE open AND next_try_at <= now() AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY next_try_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
+  },
+
+  /** Leased to a step for `leaseMs`, one more try counted: a step whose process dies leaves it due again once the lease runs out. */
+  async lease(m: EntityManager, intentIds: readonly string[], leaseMs: number): Promise<void> {
+    await m.query(`UPDATE payment.x402_attempt SET lease_until = now() + ($2::int * interval '1 millisecond'), tries = tries + 1, updated_at = now()
+                    WHERE intent_id = ANY($1::uuid[])`, [[...intentIds], leaseMs]);
   },
 
   /**
-   * One event of the attempt's life, folded onto its locked row and saved with what follows from it: a verdict awaited
-   * is asked again after `retryInMs` (the lease freed), an end frees the lease, and a refusal gives the nonce back when
-   * the chain never used it (`releaseNonce`): a payload nobody could settle (a forged signature over someone else's
-   * authorization) must not burn that authorization for its real owner; a nonce the chain used stays spent.
-   * Undefined when the event did not apply (another worker ended the attempt first).
+   * The attempts of these calls locked, each with its owner's available balance and debt locked too (the verdict's
+   * postings read them) — after the agents' locks (a hold counts against the agent's limits).
    */
-  async apply(m: EntityManager, intentId: string, event: X402AttemptEvent, retryInMs = 0): Promise<X402AttemptLife | undefined> {
-    const [row] = await select(m, X402_ATTEMPT, ['life'], 'SELECT life FROM payment.x402_attempt WHERE intent_id = $1 FOR UPDATE', [intentId]);
-    if (!row) return undefined;
-    const life = evolveX402Attempt(row.life, event);
-    if (life === row.life) return undefined;
-    const open = isOpenX402Attempt(life);
+  async lockPaying(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, PayingCall>> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext($2 || k)) FROM (SELECT DISTINCT request->>'agentId' AS k FROM payment.x402_attempt WHERE intent_id = ANY($1::uuid[]) ORDER BY 1) s`,
+      [[...intentIds], AGENT_LOCK_PREFIX]);
+    const rows = await select(m, PAYING, [...ATTEMPT_COLUMNS, 'available', 'debt'],
+      `SELECT a.*, (SELECT b.balance FROM payment.balance b WHERE b.account = $2 || (a.request->>'ownerId') || $3 AND b.asset = a.asset FOR UPDATE) AS available,
+              (SELECT b.balance FROM payment.balance b WHERE b.account = $4 || (a.request->>'ownerId') || $5 AND b.asset = a.asset FOR UPDATE) AS debt
+         FROM payment.x402_attempt a WHERE a.intent_id = ANY($1::uuid[]) ORDER BY a.intent_id FOR UPDATE OF a`,
+      [[...intentIds], ...accountAround('available'), ...accountAround('debt')]);
+    return new Map(rows.map(({ available, debt, ...attempt }) => {
+      const d = BigInt(debt ?? '0');
+      return [attempt.intent_id, { attempt, available: BigInt(available ?? '0'), owed: d < 0n ? -d : 0n }];
+    }));
+  },
+
+  /**
+   * The attempt's next life saved with what follows from it: a verdict awaited is asked again after `retryInMs` (the
+   * lease freed), an end frees the lease, and a refusal gives the nonce back when the chain never used it
+   * (`releaseNonce`): a payload nobody could settle (a forged signature over someone else's authorization) must not burn
+   * that authorization for its real owner; a nonce the chain used stays spent.
+   */
+  async saveLife(m: EntityManager, intentId: string, life: X402AttemptLife, o: { keepLease: boolean; retryInMs: number; releaseNonce: boolean }): Promise<void> {
     await m.query(
       `UPDATE payment.x402_attempt SET life = $2, open = $3, payer = $4, updated_at = now(),
               lease_until = CASE WHEN $5 THEN lease_until END, next_try_at = now() + ($6::int * interval '1 millisecond')
         WHERE intent_id = $1`,
-      [intentId, JSON.stringify(life), open, life.payer, event.type === 'Verified', retryInMs]);
-    if (event.type === 'Refused' && event.releaseNonce && life.step === 'refused') await m.query('DELETE FROM payment.x402_nonce WHERE intent_id = $1', [intentId]);
+      [intentId, JSON.stringify(life), isOpenX402Attempt(life), life.payer, o.keepLease, o.retryInMs]);
+    if (o.releaseNonce) await m.query('DELETE FROM payment.x402_nonce WHERE intent_id = $1', [intentId]);
+  },
+
+  /** One event folded onto the attempt's locked row and saved (the hold's end: captured or released). Undefined when it did not apply. */
+  async apply(m: EntityManager, intentId: string, event: X402AttemptEvent): Promise<X402AttemptLife | undefined> {
+    const [row] = await select(m, X402_ATTEMPT, ['life'], 'SELECT life FROM payment.x402_attempt WHERE intent_id = $1 FOR UPDATE', [intentId]);
+    if (!row) return undefined;
+    const life = evolveX402Attempt(row.life, event);
+    if (life === row.life) return undefined;
+    await this.saveLife(m, intentId, life, { keepLease: false, retryInMs: 0, releaseNonce: false });
     return life;
   },
 

@@ -16,13 +16,16 @@ export type DepositRow = RowOf<typeof DEPOSIT>;
 
 type Executor = Pick<EntityManager, 'query'>;
 
+/** A deposit as recorded. */
+export type NewDeposit = Pick<DepositRow, 'deposit_id' | 'reference' | 'owner_id' | 'source' | 'amount_minor' | 'asset'>;
+
 /** Every statement on `payment.deposit`, and the wallet read of the admin API. */
 export const Deposits = {
   /**
    * Records a deposit unless its reference is known; the id of the one recorded under it, and whether it is new. Two
    * statements on purpose: after a concurrent insert of the same reference commits, only a new statement sees it.
    */
-  async record(m: Executor, d: Pick<DepositRow, 'deposit_id' | 'reference' | 'owner_id' | 'source' | 'amount_minor' | 'asset'>): Promise<{ depositId: string; fresh: boolean }> {
+  async record(m: Executor, d: NewDeposit): Promise<{ depositId: string; fresh: boolean }> {
     const inserted = await select(m, DEPOSIT, ['deposit_id'],
       `INSERT INTO payment.deposit (deposit_id, reference, owner_id, source, amount_minor, asset) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (reference) DO NOTHING RETURNING deposit_id`,

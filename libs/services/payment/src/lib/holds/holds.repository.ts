@@ -72,6 +72,9 @@ export interface EndingHold { holdId: string; intentId: string; ownerId: string;
 /** The debt account of an owner, spelled in SQL from the one place that names accounts. */
 const [DEBT_PREFIX, DEBT_SUFFIX] = accountKey({ kind: 'debt', ownerId: '\u0000' }).split('\u0000') as [string, string];
 
+/** The advisory lock of an agent's spending is this prefix and the agent's id. */
+export const AGENT_LOCK_PREFIX = 'payment-agent:';
+
 /** A wallet's key in maps of a batch: its owner and asset. */
 export function walletKey(ownerId: string, asset: string): string {
   return `${ownerId}\u0000${asset}`;
@@ -80,18 +83,14 @@ export function walletKey(ownerId: string, asset: string): string {
 /** Every statement on `payment.hold`, `payment.charge` and `payment.spend_counter`. */
 export const Holds = {
   /**
-   * The agent's lock for this transaction: concurrent calls of one agent are decided one after another, each seeing
-   * what the one before it counted. Its own statement, before the reads it protects (a statement's snapshot is taken
-   * when it starts, so a lock taken inside the read would not see the previous holder's commit).
+   * The agents' locks for this transaction, in one statement, in the order given (callers sort, so two batches never
+   * wait on each other in a circle): concurrent calls of one agent are decided one after another, each seeing what the
+   * one before it counted. Its own statement, before the reads it protects (a statement's snapshot is taken when it
+   * starts, so a lock taken inside the read would not see the previous holder's commit).
    */
-  async lockAgent(m: EntityManager, agentId: string): Promise<void> {
-    await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payment-agent:${agentId}`]);
-  },
-
-  /** The agents' locks, in one statement, in the order given (callers sort, so two batches never wait on each other in a circle). */
   async lockAgents(m: EntityManager, agentIds: readonly string[]): Promise<void> {
     if (agentIds.length === 0) return;
-    await m.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS a(k, n) ORDER BY n', [agentIds.map((a) => `payment-agent:${a}`)]);
+    await m.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS a(k, n) ORDER BY n', [agentIds.map((a) => `${AGENT_LOCK_PREFIX}${a}`)]);
   },
 
   /**
@@ -107,14 +106,14 @@ export const Holds = {
     return new Map(keyed.map((w) => [walletKey(w.ownerId, w.asset), found.get(`${w.account}\u0000${w.asset}`) ?? 0n]));
   },
 
-  /** The calls among these that payment decided already (a charge, or an outside payment's attempt), with the hold's state when held. */
-  async decided(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, { life: CallState | null; charged: boolean }>> {
+  /** The calls among these that payment decided already (a charge, an outside payment's attempt, or both), with the hold's state when held. */
+  async decided(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, { life: CallState | null; charged: boolean; paying: boolean }>> {
     const rows = await select(m, DECIDED, ['intent_id', 'life', 'charged', 'paying'],
       `SELECT i.id AS intent_id, h.life, EXISTS (SELECT 1 FROM payment.charge c WHERE c.intent_id = i.id) AS charged,
               EXISTS (SELECT 1 FROM payment.x402_attempt a WHERE a.intent_id = i.id) AS paying
          FROM unnest($1::uuid[]) AS i(id) LEFT JOIN payment.hold h ON h.intent_id = i.id`,
       [[...intentIds]]);
-    return new Map(rows.filter((r) => r.charged || r.paying).map((r) => [r.intent_id, { life: r.life, charged: r.charged }]));
+    return new Map(rows.filter((r) => r.charged || r.paying).map((r) => [r.intent_id, { life: r.life, charged: r.charged, paying: r.paying }]));
   },
 
   /** Whether the owner ever had a prepaid wallet in this asset (an admin deposit: money an outside rail credited for one call is not one), and what is available in it now. */

@@ -2,9 +2,7 @@ import type * as MppxCore from 'mppx' with { 'resolution-mode': 'import' };
 import { Injectable } from '@nestjs/common';
 import { type X402AttemptEvent } from '../attempts/x402-attempt.model';
 import { type X402AttemptRow } from '../attempts/x402-attempts.repository';
-import { type EntityManager } from 'typeorm';
-import { claimKeyOf, MppPayments } from './mpp-payments';
-import { MppReplays } from './mpp-replay.repository';
+import { MppPayments } from './mpp-payments';
 import { mppxCore } from './mppx';
 import { type SandboxPayment } from './sandbox-backend';
 import { SandboxOutcomeUnknown } from './sandbox-method';
@@ -59,13 +57,6 @@ export class MppSteps {
     return this.mpp.refusal(request, price, reason);
   }
 
-  /**
-   * A payment refused with nothing moved gives its credential back (as x402 gives back an authorization the chain
-   * never used): the claim in the replay store is dropped with the refusal, so a refused call leaves no trace.
-   */
-  async release(m: EntityManager, a: X402AttemptRow): Promise<void> {
-    await MppReplays.delete(m, claimKeyOf((a.payment as unknown as MppxCore.Credential.Credential).challenge.id));
-  }
 
   private async capture(a: X402AttemptRow, reference: string, at: string): Promise<MppStep> {
     const o = await this.mpp.backend!.capture(reference, BigInt(a.life.chargeMinor ?? '0'));

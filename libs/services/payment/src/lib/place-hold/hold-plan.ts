@@ -2,7 +2,10 @@ import { decideSpend, Movements, periodEnd, periodStart, slidingMinute, spendBuc
 import { type CallRequestedPayload, money, toMinor } from '@tollgate/contracts';
 import { type Decision } from '@tollgate/messaging';
 import { type ApprovalRequest } from '../approve-call/approvals.repository';
+import { type AttemptCommand } from '../attempts/attempt-steps';
+import { type X402AttemptLife } from '../attempts/x402-attempt.model';
 import { type NewX402Attempt } from '../attempts/x402-attempts.repository';
+import { type NewDeposit } from '../fund-wallet/deposits.repository';
 import { type CounterIncrement, type NewCharge, walletKey } from '../holds/holds.repository';
 import { BOTH_RAILS, type Refusal, rejectionOf } from '../refusal';
 import { type SettleResponse } from '../x402/x402.types';
@@ -41,14 +44,22 @@ export interface BatchReads {
   available: ReadonlyMap<string, bigint>;
 }
 
-/** What payment writes for one call beside its events: a hold, a refusal, or an outside payment's attempt. */
-export type PaymentWrites =
-  | { kind: 'held'; holdId: string; charge: NewCharge; counters: CounterIncrement[]; approvalUsed?: { operationKey: string | null } }
-  | { kind: 'refused'; charge: Omit<NewCharge, 'free' | 'amount_minor'> & { code: string }; openApproval?: { approvalId: string; request: ApprovalRequest } }
-  | { kind: 'paying'; attempt: NewX402Attempt; claim?: { key: string; expires: number } };
+/** What payment writes for one call beside its events and postings (each part its own table). */
+export interface PaymentWrites {
+  held?: { holdId: string; charge: NewCharge; counters: CounterIncrement[]; approvalUsed?: { operationKey: string | null } };
+  refused?: { charge: Omit<NewCharge, 'free' | 'amount_minor'> & { code: string }; openApproval?: { approvalId: string; request: ApprovalRequest } };
+  /** An outside payment's attempt recorded (with MPP's credential claimed). */
+  paying?: { attempt: NewX402Attempt; claim?: { key: string; expires: number } };
+  /** Due work: the attempt leased to a step. */
+  leased?: { leaseMs: number };
+  /** A step's verdict: the attempt's next life (see `X402Attempts.saveLife`), and MPP's claim dropped when refused. */
+  attempt?: { life: X402AttemptLife; keepLease: boolean; retryInMs: number; releaseNonce: boolean; releaseClaim?: string };
+  /** Money from outside credited to the wallet, once under its reference. */
+  deposit?: NewDeposit;
+}
 
-/** After commit: an outside payment was recorded, so the attempts' worker is woken. */
-export type PaymentCommand = 'settle';
+/** After commit: a step of an outside payment (the facilitator, the chain, MPP's backend). */
+export type PaymentCommand = AttemptCommand;
 export type PaymentDecision = Decision<PaymentCommand, PaymentWrites>;
 
 /**
@@ -71,11 +82,12 @@ export function planHolds(batch: BatchReads): Map<string, PaymentDecision> {
     const key = walletKey(ownerId, price.asset);
     const decision = decideRequest(r, tally, available.get(key) ?? 0n, batch);
     plan.set(intentId, decision);
-    if (decision.extra?.kind === 'held') {
-      tallies.set(agentId, counted(tally, r, decision.extra));
-      available.set(key, (available.get(key) ?? 0n) - BigInt(decision.extra.charge.amount_minor));
-    } else if (decision.extra?.kind === 'refused' && decision.extra.openApproval) {
-      tallies.set(agentId, { ...tally, approvals: new Map(tally.approvals).set(requestKey(r.request), decision.extra.openApproval.approvalId) });
+    const { held, refused } = decision.extra ?? {};
+    if (held) {
+      tallies.set(agentId, counted(tally, r, held));
+      available.set(key, (available.get(key) ?? 0n) - BigInt(held.charge.amount_minor));
+    } else if (refused?.openApproval) {
+      tallies.set(agentId, { ...tally, approvals: new Map(tally.approvals).set(requestKey(r.request), refused.openApproval.approvalId) });
     }
   }
   return plan;
@@ -90,7 +102,8 @@ function decideRequest(r: RequestReads, tally: Tally, available: bigint, batch: 
   if (charged > 0n && (r.request.x402Payment || r.request.mppCredential)) {
     if (r.request.x402Payment && r.request.mppCredential) return refuse(r.request, BOTH_RAILS);
     if (!r.rail) throw new Error(`the outside payment of ${r.request.intentId} was not checked`);
-    return 'refusal' in r.rail ? refuse(r.request, r.rail.refusal) : { extra: { kind: 'paying', ...r.rail }, commands: ['settle'] };
+    // Recorded due now: the runner's due work leases it to a step right after the commit.
+    return 'refusal' in r.rail ? refuse(r.request, r.rail.refusal) : { extra: { paying: r.rail }, wakeInMs: 0 };
   }
   if (charged > available) return refuse(r.request, noFunds(r.offer ?? { hasWallet: true }, price, available, r.request.price.asset));
   return hold(r.request, { holdId: r.holdId, charged, free: verdict.free, approved, now: batch.now });
@@ -124,7 +137,7 @@ function refusedBySpend(r: RequestReads, tally: Tally, verdict: Exclude<SpendVer
       operation_key: request.operationKey ?? null, amount_minor: toMinor(request.price).toString(), asset: request.price.asset,
     },
   };
-  return { ...decision, extra: { ...(decision.extra as Extract<PaymentWrites, { kind: 'refused' }>), openApproval } };
+  return { ...decision, extra: { refused: { ...decision.extra!.refused!, openApproval } } };
 }
 
 /** The hold: a posting (none for a free call), the hold and charge rows, the counters, the approval used, PaymentHeld. */
@@ -141,13 +154,13 @@ export function hold(request: CallRequestedPayload, h: { holdId: string; charged
     // The hold's id is new and the wallet's row was read locked: its one guarded debit books it in one statement.
     postings: h.charged > 0n ? [{ id: `hold:${h.holdId}`, kind: 'hold', entries: Movements.hold(request.ownerId, { minor: h.charged, asset }), intentId: request.intentId, fresh: true }] : [],
     emit: [{ type: 'PaymentHeld', payload: held }],
-    extra: {
-      kind: 'held', holdId: h.holdId,
+    extra: { held: {
+      holdId: h.holdId,
       charge: { intent_id: request.intentId, owner_id: request.ownerId, agent_id: request.agentId, tool_id: request.toolId, arguments_hash: request.argumentsHash,
         amount_minor: h.charged.toString(), asset, free: h.free, outcome: 'held' },
       counters: countersOf(request, h.charged, h.free, h.now),
       ...(h.approved ? { approvalUsed: { operationKey: request.operationKey ?? null } } : {}),
-    },
+    } },
   };
 }
 
@@ -155,10 +168,10 @@ export function hold(request: CallRequestedPayload, h: { holdId: string; charged
 export function refuse(request: CallRequestedPayload, r: Refusal): PaymentDecision {
   return {
     emit: [{ type: 'PaymentRejected', payload: { intentId: request.intentId, ...rejectionOf(r) } }],
-    extra: {
-      kind: 'refused', charge: { intent_id: request.intentId, owner_id: request.ownerId, agent_id: request.agentId, tool_id: request.toolId,
+    extra: { refused: {
+      charge: { intent_id: request.intentId, owner_id: request.ownerId, agent_id: request.agentId, tool_id: request.toolId,
         arguments_hash: request.argumentsHash, asset: request.price.asset, outcome: 'rejected', code: r.code },
-    },
+    } },
   };
 }
 
@@ -202,7 +215,7 @@ function newTally(): Tally {
   return { spent: 0n, calls: 0, same: new Map(), free: new Map(), approvalsUsed: new Set(), approvals: new Map() };
 }
 
-function counted(t: Tally, r: RequestReads, held: Extract<PaymentWrites, { kind: 'held' }>): Tally {
+function counted(t: Tally, r: RequestReads, held: NonNullable<PaymentWrites['held']>): Tally {
   const same = `${r.request.toolId}\u0000${r.request.argumentsHash}`;
   return {
     ...t, spent: t.spent + BigInt(held.charge.amount_minor), calls: t.calls + 1,
