@@ -46,7 +46,7 @@ describe('payment places and resolves holds (medium tier)', () => {
     wallets = new FundWalletUseCase(ds, outbox);
     const [payments, mpp] = [new X402Payments(options, null), new MppPayments(options)];
     place = new PlaceHoldWorkflow(outbox, ds, new HoldReads(options, null, payments, mpp), new AttemptSteps(options, null, null, payments, new MppSteps(mpp)));
-    holdEnds = new HoldEndWorkflow(outbox, wallets, collection as unknown as AttemptsWake);
+    holdEnds = new HoldEndWorkflow(outbox, collection as unknown as AttemptsWake);
   });
   afterAll(async () => {
     await ds.destroy();

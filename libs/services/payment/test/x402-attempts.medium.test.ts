@@ -15,7 +15,7 @@ import { createTestDatabase } from '@tollgate/testing';
 import { MppPayments } from '../src/lib/mpp/mpp-payments';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
-import { AttemptSteps } from '../src/lib/attempts/attempt-steps';
+import { type AttemptResult, AttemptSteps } from '../src/lib/attempts/attempt-steps';
 import { MppSteps } from '../src/lib/mpp/mpp-steps';
 import { HoldReads } from '../src/lib/place-hold/hold-reads';
 import { PlaceHoldWorkflow } from '../src/lib/place-hold/place-hold.workflow';
@@ -53,14 +53,12 @@ describe('an x402 attempt ends once (medium tier)', () => {
       intent_id: request.intentId, network: 'eip155:84532', payer: '0xpayer', nonce, amount_minor: '25', asset: 'USDC', facilitator: 'http://facilitator',
       payment_id: `pay_${randomUUID()}`, payment: {} as never, requirements: {} as never, request, causation_id: randomUUID(), approved: false,
     }));
-    await ds.transaction((m) => X402Attempts.apply(m, request.intentId, { type: 'Verified', payer: '0xpayer' }));
+    const step = (event: AttemptResult['event']) => ds.transaction((m) => applyResult(place, m, {
+      kind: 'attempt', intentId: request.intentId, event, retryInMs: 0, depositId: randomUUID(), holdId: randomUUID(), at: new Date(),
+    }));
+    await step({ type: 'Verified', payer: '0xpayer' });
     // Each step's result as the runner feeds it back: decided over the attempt and the wallet, locked.
-    const settle = () => ds.transaction(async (m) => {
-      const decided = await applyResult(place, m, {
-        kind: 'attempt', intentId: request.intentId, event: { type: 'Settled', transaction: '0xtx' }, retryInMs: 0, depositId: randomUUID(), holdId: randomUUID(), at: new Date(),
-      });
-      return (decided.emit ?? []).length > 0;
-    });
+    const settle = async () => ((await step({ type: 'Settled', transaction: '0xtx' })).emit ?? []).length > 0;
     const applied = await Promise.all([settle(), settle()]);
     expect(applied.filter(Boolean)).toHaveLength(1);
     expect(await balanceOf(ds.manager, 'payment', accountKey({ kind: 'held', ownerId }), 'USDC')).toBe(25n);

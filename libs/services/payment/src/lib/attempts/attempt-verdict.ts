@@ -68,13 +68,21 @@ function funded(p: PayingCall, life: X402AttemptLife, r: AttemptResult): Payment
 /** An upto charge the facilitator would not settle: charged back from the wallet, the shortfall the owner's debt. */
 function uncollected(p: PayingCall, life: X402AttemptLife): PaymentDecision {
   const { attempt: a } = p;
-  const charge = BigInt(life.chargeMinor ?? '0');
-  if (charge <= 0n) return {};
-  const reference = `x402-upto:${a.intent_id}:uncollected`;
+  return chargeBack({ ownerId: a.request.ownerId, reference: `x402-upto:${a.intent_id}:uncollected`, amountMinor: BigInt(life.chargeMinor ?? '0'), asset: a.asset, intentId: a.intent_id }, p.available);
+}
+
+/**
+ * Part of an outside authorization reversed (its unused rest when the call ends, a charge that could not be collected):
+ * a chargeback of that part under its reference, taken from `available` as far as it goes, the shortfall the owner's
+ * debt, and WalletChargedBack.
+ */
+export function chargeBack(r: { ownerId: string; reference: string; amountMinor: bigint; asset: string; intentId: string }, available: bigint): Pick<PaymentDecision, 'postings' | 'announce'> {
+  if (r.amountMinor <= 0n) return {};
+  const amount = { minor: r.amountMinor, asset: r.asset };
   return {
-    postings: [{ id: `chargeback:${reference}`, kind: 'chargeback', entries: Movements.chargeback(a.request.ownerId, { minor: charge, asset: a.asset }, p.available), intentId: a.intent_id }],
+    postings: [{ id: `chargeback:${r.reference}`, kind: 'chargeback', entries: Movements.chargeback(r.ownerId, amount, available), intentId: r.intentId }],
     announce: [{ event: WalletChargedBack, payload: {
-      ownerId: a.request.ownerId, reference, amount: money(charge, a.asset), fromAvailable: money(p.available < charge ? p.available : charge, a.asset),
+      ownerId: r.ownerId, reference: r.reference, amount: money(r.amountMinor, r.asset), fromAvailable: money(available < r.amountMinor ? available : r.amountMinor, r.asset),
     } }],
   };
 }

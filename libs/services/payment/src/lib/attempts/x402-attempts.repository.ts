@@ -1,10 +1,9 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallRequestedPayload } from '@tollgate/contracts';
-import { accountKey } from '@tollgate/accounting';
 import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
-import { AGENT_LOCK_PREFIX } from '../holds/holds.repository';
+import { accountAround, AGENT_LOCK_PREFIX } from '../holds/holds.repository';
 import { type PaymentPayload, type PaymentRequirements } from '../x402/x402.types';
-import { type AttemptScheme, evolveX402Attempt, isOpenX402Attempt, recordedX402Attempt, type X402AttemptEvent, type X402AttemptLife } from './x402-attempt.model';
+import { type AttemptScheme, isOpenX402Attempt, recordedX402Attempt, type X402AttemptLife } from './x402-attempt.model';
 
 /** `payment.x402_nonce`: each authorization's nonce, spent once (by the call that recorded it). */
 export const X402_NONCE = defineTable('payment.x402_nonce', {
@@ -47,10 +46,6 @@ export interface PayingCall {
 }
 const PAYING = defineTable('(paying)', { ...X402_ATTEMPT.columns, available: col.bigint().nullable(), debt: col.bigint().nullable() });
 
-/** An owner's account key around its owner id, as SQL builds it from the attempt's request (the one place that names accounts). */
-function accountAround(kind: 'available' | 'debt'): [string, string] {
-  return accountKey({ kind, ownerId: '\u0000' }).split('\u0000') as [string, string];
-}
 
 export type NewX402Attempt = Pick<X402AttemptRow, 'intent_id' | 'network' | 'payer' | 'nonce' | 'amount_minor' | 'asset' | 'facilitator' | 'payment_id' | 'payment' | 'requirements' | 'request' | 'causation_id' | 'approved'>;
 
@@ -137,16 +132,6 @@ export const X402Attempts = {
         WHERE intent_id = $1`,
       [intentId, JSON.stringify(life), isOpenX402Attempt(life), life.payer, o.keepLease, o.retryInMs]);
     if (o.releaseNonce) await m.query('DELETE FROM payment.x402_nonce WHERE intent_id = $1', [intentId]);
-  },
-
-  /** One event folded onto the attempt's locked row and saved (the hold's end: captured or released). Undefined when it did not apply. */
-  async apply(m: EntityManager, intentId: string, event: X402AttemptEvent): Promise<X402AttemptLife | undefined> {
-    const [row] = await select(m, X402_ATTEMPT, ['life'], 'SELECT life FROM payment.x402_attempt WHERE intent_id = $1 FOR UPDATE', [intentId]);
-    if (!row) return undefined;
-    const life = evolveX402Attempt(row.life, event);
-    if (life === row.life) return undefined;
-    await this.saveLife(m, intentId, life, { keepLease: false, retryInMs: 0, releaseNonce: false });
-    return life;
   },
 
   /** The open attempts and the uncollected upto charges, oldest first (at most 500), as ops see them: no payload, no signature. */

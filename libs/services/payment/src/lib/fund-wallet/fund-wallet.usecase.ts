@@ -44,21 +44,6 @@ export class FundWalletUseCase {
     return { depositId, credited: true };
   }
 
-  /**
-   * Part of an x402 `upto` authorization reversed, in the caller's transaction: the unused rest of the maximum when the
-   * call ends (the payer is never collected for it), or a charge the facilitator would not collect. Booked as a
-   * chargeback of that part (`reference` once): taken from available as far as it goes, the shortfall the owner's debt.
-   */
-  async reverse(m: EntityManager, r: { ownerId: string; reference: string; amountMinor: bigint; asset: string; intentId: string }): Promise<void> {
-    if (r.amountMinor <= 0n) return;
-    const available = await balanceOf(m, PAYMENT, accountKey({ kind: 'available', ownerId: r.ownerId }), r.asset, true);
-    const amount = { minor: r.amountMinor, asset: r.asset };
-    await applyPosting(m, PAYMENT, `chargeback:${r.reference}`, 'chargeback', Movements.chargeback(r.ownerId, amount, available), r.intentId);
-    await this.outbox.append(m, WalletChargedBack, {
-      ownerId: r.ownerId, reference: r.reference, amount: money(r.amountMinor, r.asset), fromAvailable: money(available < r.amountMinor ? available : r.amountMinor, r.asset),
-    });
-  }
-
   /** A deposit reversed from outside: what the owner already spent of it becomes a debt (PAYMENT_DEBT_OUTSTANDING until repaid). */
   async chargeback(reference: string): Promise<'done' | 'unknown' | 'already'> {
     return this.dataSource.transaction(async (m) => {

@@ -2,6 +2,7 @@ import { type EntityManager } from 'typeorm';
 import { accountKey, type CounterKind } from '@tollgate/accounting';
 import { type CallState, isTerminal } from '@tollgate/call-life';
 import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
+import { type X402AttemptLife } from '../attempts/x402-attempt.model';
 
 /**
  * `payment.hold`: the money set aside for one call. Its life is the call's state as payment knows it (held, then
@@ -32,7 +33,9 @@ const AVAILABLE = defineTable('(available)', { account: col.text().required(), a
 const DECIDED = defineTable('(decided)', { intent_id: col.uuid().required(), life: col.jsonb<CallState>().nullable(), charged: col.boolean().required(), paying: col.boolean().required() });
 
 /** A hold locked for its end, with what its owner owed then (the debt row locked too: the posting that follows repays it). */
-const LOCKED_HOLD = defineTable('(locked hold)', { ...HOLD.columns, debt: col.bigint().nullable(), agent_id: col.text().required() });
+const LOCKED_HOLD = defineTable('(locked hold)', {
+  ...HOLD.columns, debt: col.bigint().nullable(), agent_id: col.text().required(), attempt: col.jsonb<X402AttemptLife>().nullable(), available: col.bigint().nullable(),
+});
 
 /** `payment.charge`: payment's decision on one CallRequested, written once (held or rejected, with the refusal's code). */
 export const CHARGE = defineTable('payment.charge', {
@@ -67,10 +70,18 @@ export type NewCharge = Omit<ChargeRow, 'created_at' | 'code'> & { code?: string
 export type CounterIncrement = Pick<SpendCounterRow, 'kind' | 'bucket' | 'key'> & { amount: bigint };
 
 /** A hold at its end, with what its owner owed when it ended (the debt row locked for the posting that follows). */
-export interface EndingHold { holdId: string; intentId: string; ownerId: string; agentId: string; amount: bigint; asset: string; life: CallState; owedMinor: bigint; createdAt: Date }
+export interface EndingHold {
+  holdId: string; intentId: string; ownerId: string; agentId: string; amount: bigint; asset: string; life: CallState; owedMinor: bigint; createdAt: Date;
+  /** The outside payment that funded the hold (an authorization ends with it), locked with the owner's available balance. */
+  paidBy?: { life: X402AttemptLife; available: bigint };
+}
 
-/** The debt account of an owner, spelled in SQL from the one place that names accounts. */
-const [DEBT_PREFIX, DEBT_SUFFIX] = accountKey({ kind: 'debt', ownerId: '\u0000' }).split('\u0000') as [string, string];
+/** An owner's account key around its owner id, as SQL builds it from a row's owner (the one place that names accounts). */
+export function accountAround(kind: 'available' | 'debt'): [string, string] {
+  return accountKey({ kind, ownerId: '\u0000' }).split('\u0000') as [string, string];
+}
+const [DEBT_PREFIX, DEBT_SUFFIX] = accountAround('debt');
+const [AVAILABLE_PREFIX, AVAILABLE_SUFFIX] = accountAround('available');
 
 /** The advisory lock of an agent's spending is this prefix and the agent's id. */
 export const AGENT_LOCK_PREFIX = 'payment-agent:';
@@ -159,18 +170,24 @@ export const Holds = {
 
   /**
    * The holds of these calls, each with its owner's debt, locked for their ends in the calls' order (a call payment
-   * never held has no row). The debt row is locked too: the posting that follows may repay it.
+   * never held has no row). The debt row is locked too: the posting that follows may repay it; so are the outside
+   * payment that funded it and, then, the available row (an authorization's unused rest is charged back from it).
    */
   async lockEnds(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, EndingHold>> {
-    const rows = await select(m, LOCKED_HOLD, ['hold_id', 'intent_id', 'owner_id', 'amount_minor', 'asset', 'life', 'debt', 'created_at', 'agent_id'],
-      `SELECT h.hold_id, h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life, h.created_at, (SELECT c.agent_id FROM payment.charge c WHERE c.intent_id = h.intent_id) AS agent_id,
-              (SELECT b.balance FROM payment.balance b WHERE b.account = $2 || h.owner_id || $3 AND b.asset = h.asset FOR UPDATE) AS debt
-         FROM payment.hold h WHERE h.intent_id = ANY($1::uuid[]) ORDER BY h.intent_id FOR UPDATE OF h`, [[...intentIds], DEBT_PREFIX, DEBT_SUFFIX]);
+    const rows = await select(m, LOCKED_HOLD, ['hold_id', 'intent_id', 'owner_id', 'amount_minor', 'asset', 'life', 'debt', 'created_at', 'agent_id', 'attempt', 'available'],
+      `SELECT h.*, (SELECT b.balance FROM payment.balance b WHERE b.account = $2 || h.owner_id || $3 AND b.asset = h.asset FOR UPDATE) AS debt,
+              CASE WHEN h.attempt IS NOT NULL THEN (SELECT b.balance FROM payment.balance b WHERE b.account = $4 || h.owner_id || $5 AND b.asset = h.asset FOR UPDATE) END AS available
+         FROM (SELECT h.hold_id, h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life, h.created_at,
+                      (SELECT c.agent_id FROM payment.charge c WHERE c.intent_id = h.intent_id) AS agent_id,
+                      (SELECT a.life FROM payment.x402_attempt a WHERE a.intent_id = h.intent_id FOR UPDATE) AS attempt
+                 FROM payment.hold h WHERE h.intent_id = ANY($1::uuid[]) ORDER BY h.intent_id FOR UPDATE OF h) h`,
+      [[...intentIds], DEBT_PREFIX, DEBT_SUFFIX, AVAILABLE_PREFIX, AVAILABLE_SUFFIX]);
     return new Map(rows.map((row) => {
       const debt = BigInt(row.debt ?? '0');
       return [row.intent_id, {
         holdId: row.hold_id, intentId: row.intent_id, ownerId: row.owner_id, amount: BigInt(row.amount_minor), asset: row.asset, life: row.life,
         owedMinor: debt < 0n ? -debt : 0n, createdAt: row.created_at, agentId: row.agent_id,
+        ...(row.attempt ? { paidBy: { life: row.attempt, available: BigInt(row.available ?? '0') } } : {}),
       }];
     }));
   },

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { Movements, repaidOf, spendBuckets } from '@tollgate/accounting';
+import { accountKey, Movements, repaidOf, spendBuckets } from '@tollgate/accounting';
 import { type CallState, isTerminal } from '@tollgate/call-life';
 import { HoldReleased, money } from '@tollgate/contracts';
-import { type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter } from '@tollgate/messaging';
+import { type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type PostingEffect } from '@tollgate/messaging';
+import { chargeBack } from '../attempts/attempt-verdict';
+import { evolveX402Attempt, type X402AttemptLife } from '../attempts/x402-attempt.model';
 import { X402Attempts } from '../attempts/x402-attempts.repository';
-import { FundWalletUseCase } from '../fund-wallet/fund-wallet.usecase';
 import { type CounterIncrement, type EndingHold, Holds } from '../holds/holds.repository';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
 import { AttemptsWake } from '../attempts/attempts-wake';
@@ -14,8 +15,8 @@ import { AttemptsWake } from '../attempts/attempts-wake';
 export interface HoldEnd {
   captured: bigint | null;
   uncount?: CounterIncrement[];
-  /** Funded by an authorization (x402 upto, MPP authorize): it ends with the hold (`captured` undefined: released whole). */
-  authorization?: { captured?: bigint };
+  /** Funded by an authorization (x402 upto, MPP authorize): its next life (captured for the charge, or released). */
+  authorization?: X402AttemptLife;
 }
 
 /** After commit: an authorization's charge is left to collect, so the collection worker is woken. */
@@ -37,7 +38,6 @@ export class HoldEndWorkflow implements CallWorkflow<EndingHold, Collect, HoldEn
 
   constructor(
     @Inject(PAYMENT_OUTBOX) readonly outbox: OutboxWriter,
-    private readonly wallets: FundWalletUseCase,
     private readonly collection: AttemptsWake,
   ) {
     this.store = {
@@ -50,38 +50,49 @@ export class HoldEndWorkflow implements CallWorkflow<EndingHold, Collect, HoldEn
     // A call payment never held, or whose end was already booked (a redelivery): nothing to do.
     if (!before || isTerminal(before.life) || !isTerminal(life)) return {};
     const end = life.settled ? capture(before, life, BigInt(life.settled.amount.amountMinor)) : voided(before);
-    if (!isAuthorization(life)) return end;
-    const captured = end.extra!.captured;
-    return { ...end, extra: { ...end.extra!, authorization: captured === null ? {} : { captured } }, ...(captured !== null ? { commands: ['collect'] } : {}) };
+    return before.paidBy && isAuthorization(life) ? withAuthorizationEnd(before, end) : end;
   }
 
   run(): void {
     this.collection.kick();
   }
 
-  /** The hold's row at its end, the counters given back, and an authorization's end. */
+  /** The hold's row at its end, the counters given back, and an authorization's next life. */
   private async save(m: EntityManager, changes: readonly LifeChange<EndingHold, HoldEnd>[]): Promise<void> {
     for (const { before: hold, life, extra } of changes) {
       if (!hold || !extra) continue;
       await Holds.saveEnd(m, hold.holdId, life, extra.captured);
       if (extra.uncount) await Holds.uncount(m, hold.agentId, extra.uncount);
-      if (extra.authorization) await this.endAuthorization(m, hold, extra.authorization.captured);
+      if (extra.authorization) await X402Attempts.saveLife(m, hold.intentId, extra.authorization, { keepLease: false, retryInMs: 0, releaseNonce: false });
     }
   }
+}
 
-  /**
-   * An authorization ends with its call. Captured → the charge is left to collect (the worker settles it) and the unused
-   * rest, released to the wallet by the capture, is reversed: the payer never pays it. Released → the whole
-   * authorization is reversed, nothing is ever collected. A redelivered end finds the attempt past `authorized`.
-   */
-  private async endAuthorization(m: EntityManager, hold: EndingHold, captured: bigint | undefined): Promise<void> {
-    const event = captured === undefined ? { type: 'Released' as const } : { type: 'Captured' as const, chargeMinor: captured };
-    const attempt = await X402Attempts.apply(m, hold.intentId, event);
-    if (attempt?.scheme !== 'upto' && attempt?.scheme !== 'mpp-authorize') return;
-    await this.wallets.reverse(m, {
-      ownerId: hold.ownerId, reference: `x402-upto:${hold.intentId}:unused`, amountMinor: hold.amount - (captured ?? 0n), asset: hold.asset, intentId: hold.intentId,
-    });
-  }
+/**
+ * An authorization ends with its call. Captured → the charge is left to collect (the attempt's next step, due now;
+ * the collection is woken) and the unused rest, released to the wallet by the capture, is charged back: the payer never
+ * pays it. Released → the whole authorization is charged back, nothing is ever collected. A redelivered end finds the
+ * attempt past `authorized` and changes nothing.
+ */
+function withAuthorizationEnd(hold: EndingHold, end: Decision<Collect, HoldEnd>): Decision<Collect, HoldEnd> {
+  const captured = end.extra!.captured;
+  const paidBy = hold.paidBy!;
+  const next = evolveX402Attempt(paidBy.life, captured === null ? { type: 'Released' } : { type: 'Captured', chargeMinor: captured });
+  if (next === paidBy.life) return end;
+  const reversed = paidBy.life.scheme === 'upto' || paidBy.life.scheme === 'mpp-authorize'
+    ? chargeBack({ ownerId: hold.ownerId, reference: `x402-upto:${hold.intentId}:unused`, amountMinor: hold.amount - (captured ?? 0n), asset: hold.asset, intentId: hold.intentId },
+      availableAfter(paidBy.available, end.postings ?? [], hold.ownerId, hold.asset))
+    : {};
+  return {
+    ...end, postings: [...(end.postings ?? []), ...(reversed.postings ?? [])], announce: [...(end.announce ?? []), ...(reversed.announce ?? [])],
+    extra: { ...end.extra!, authorization: next }, ...(next.step === 'collecting' ? { commands: ['collect'] } : {}),
+  };
+}
+
+/** What is available once these postings are booked (the capture frees the unused rest, less a debt it repays). */
+function availableAfter(available: bigint, postings: readonly PostingEffect[], ownerId: string, asset: string): bigint {
+  const account = accountKey({ kind: 'available', ownerId });
+  return postings.flatMap((p) => p.entries).filter((e) => e.account === account && e.asset === asset).reduce((sum, e) => sum + e.amount, available);
 }
 
 /** Captured for the settled amount, never more than the hold; a metered call's unused rest leaves the spend counters. */
