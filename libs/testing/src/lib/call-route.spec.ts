@@ -33,6 +33,14 @@ describe('the route of a call (data beside the model) agrees with what services 
     expect(CALL_EVENT_TYPES.filter((t) => !seen.has(t))).toEqual([]);
   });
 
+  it('a step delivers inline or lets wait only what it reads', () => {
+    for (const step of CALL_ROUTE) {
+      const reads = new Set<string>(step.reads);
+      expect({ step: step.decision, extra: [...(step.inline ?? []), ...(step.waits ?? [])].filter((t) => !reads.has(t)) }).toEqual({ step: step.decision, extra: [] });
+      if (step.inline?.length) expect({ step: step.decision, consumer: step.consumer !== undefined }).toEqual({ step: step.decision, consumer: true });
+    }
+  });
+
   it('the README of libs/call-life carries the route table generated from the data', () => {
     const readme = readFileSync(path.join(__dirname, '../../../call-life/README.md'), 'utf8');
     expect(readme).toContain(routeTable());

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
-import { type CallEvent, foldCall, initialState, routeReads } from '@tollgate/call-life';
+import { type CallEvent, foldCall, initialState, ROUTE_WAIT_MS, routeDelivery, routeReads } from '@tollgate/call-life';
 import { type EventDefinition } from '@tollgate/contracts';
 import { createLogger } from '@tollgate/observability';
 import { type BatchContext, type BatchEvent, type ParkedContext, perBatch } from '../inbox/handler';
@@ -25,8 +25,13 @@ export function runCallWorkflow<R extends StoredLife, C, X, K, O extends Command
   };
   // Due work (a call's scheduled wake-up) is an input the runner delivers too, on its own clock.
   const due = wf.decideDue ? dueWork(wf) : undefined;
+  // Embedded mode: what the route has applied in the producer's transaction, and what it lets wait for the next fact.
+  const delivery = routeDelivery(wf.name);
+  const topics = (types: readonly CallEvent['type'][]) => callEventDefinitions(types).map((d) => d.topic);
   return {
     name: wf.name,
+    ...(delivery.inline.length > 0 ? { inline: topics(delivery.inline) } : {}),
+    ...(delivery.waits.length > 0 ? { deferrable: { topics: topics(delivery.waits), upToMs: ROUTE_WAIT_MS } } : {}),
     ...perBatch(callEventDefinitions(reads), (ctx) => applyWorkflow(wf, ctx, due), {
       dedupedByModel: true, ...(wf.onParked || wf.decideParked ? { onParked: parked } : {}), ...(wf.redriveAfterAnswer ? { redriveAfterAnswer: true } : {}),
     }),

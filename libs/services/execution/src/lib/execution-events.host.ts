@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CallCancelRequested, CallRequested, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
+import { CatalogToolChanged } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { closeUpstreamSessions } from '@tollgate/mcp-runtime';
 import { HealthRegistry } from '@tollgate/observability';
@@ -49,16 +49,11 @@ export class ExecutionEventsHost extends ServiceEventsHost {
     return [
       // The catalog has its own consumer, so a slow upstream call never delays binding updates.
       { name: 'execution.catalog', handlers: [on(CatalogToolChanged, ({ manager, payload }) => this.syncBindings.execute(manager, payload))] },
-      {
-        // The call's life, run by the workflow runner over what the route says execution reads: ready calls are
-        // dispatched, calls whose agent cancelled before dispatch are cancelled.
-        ...runCallWorkflow(this.calls),
-        // Embedded mode: a hold dispatches inside the transaction that placed it (the dispatch still commits before
-        // the provider is called: the call goes out after that commit).
-        inline: [CallRequested.topic, PaymentHeld.topic, CallCancelRequested.topic],
-        // A request alone is only recorded; it waits (up to 100 ms) for its hold, which dispatches it — one transaction, not two.
-        deferrable: { topics: [CallRequested.topic], upToMs: 100 },
-      },
+      // The call's life, run by the workflow runner over what the route says execution reads: ready calls are
+      // dispatched, calls whose agent cancelled before dispatch are cancelled. Embedded mode (the route's delivery): a
+      // hold dispatches inside the transaction that placed it (the call goes out after that commit), and a request
+      // alone waits for its hold, which dispatches it — one transaction, not two.
+      runCallWorkflow(this.calls),
     ];
   }
 }

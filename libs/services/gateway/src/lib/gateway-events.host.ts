@@ -1,19 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CallProgressed, CatalogToolChanged, PaymentHeld } from '@tollgate/contracts';
+import { CallProgressed, CatalogToolChanged } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, on, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
 import { CallWaiters } from './call-tool/call-waiters.service';
 import { CatalogIndex } from './catalog/catalog-index.service';
 import { GATEWAY, GATEWAY_OPTIONS } from './gateway.constants';
 import { type GatewayOptions } from './gateway.options';
-import { ANSWERING_TOPICS, NEVER_ANSWERING } from './calls/outcome-events';
 import { OutcomeWorkflow } from './record-outcome/outcome.workflow';
 import { SyncCatalogUseCase } from './sync-catalog/sync-catalog.usecase';
-
-/** How long a fact that never answers may wait for one that does (it reaches the state within DEFER_MS either way). */
-const DEFER_MS = 100;
 
 @Injectable()
 export class GatewayEventsHost extends ServiceEventsHost {
@@ -46,15 +42,11 @@ export class GatewayEventsHost extends ServiceEventsHost {
         handlers: [on(CallProgressed, ({ manager, payload }) => this.waiters.announceProgress(manager, payload))],
         dedupedByModel: true,
       },
-      {
-        // The call's life, run by the workflow runner over what the route says the gateway reads.
-        ...runCallWorkflow(this.outcomes),
-        // Embedded mode: what the answer needs (the hold, and every fact that may answer) is folded inside the
-        // transaction that wrote it, so the answer commits with the result; the dispatch and the settlement wait to be
-        // folded together, off the critical path.
-        inline: [PaymentHeld.topic, ...ANSWERING_TOPICS],
-        deferrable: { topics: NEVER_ANSWERING.map((e) => e.topic), upToMs: DEFER_MS },
-      },
+      // The call's life, run by the workflow runner over what the route says the gateway reads. Embedded mode (the
+      // route's delivery): what the answer needs (the hold, and every fact that may answer) is folded inside the
+      // transaction that wrote it, so the answer commits with the result; the dispatch and the settlement wait to be
+      // folded together, off the critical path.
+      runCallWorkflow(this.outcomes),
     ];
   }
 }

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CallRequested } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, runCallWorkflow, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
 import { PAYMENT, PAYMENT_OPTIONS } from './payment.constants';
@@ -46,13 +45,9 @@ export class PaymentEventsHost extends ServiceEventsHost {
     // An authorization left to collect at a hold's end: the outside payments' next steps are looked for at once.
     this.wake.listen(() => requests.due?.nudge());
     return [
-      {
-        // The call's request (the route's spend-policy step), through the runner: held, refused, or paying by an outside
-        // rail — whose steps are the same workflow's due work.
-        ...requests,
-        // Embedded mode: a request's hold is decided inside the transaction that recorded the request.
-        inline: [CallRequested.topic],
-      },
+      // The call's request (the route's spend-policy step), through the runner: held, refused, or paying by an outside
+      // rail — whose steps are the same workflow's due work. Embedded mode: decided inside the request's transaction.
+      requests,
       // The call's end (the route's isTerminal step): its hold captured or voided, once, through the runner.
       runCallWorkflow(this.holdEnds),
     ];
