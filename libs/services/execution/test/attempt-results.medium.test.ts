@@ -9,12 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { attemptStatus, callEvent } from '@tollgate/call-life';
-import { applyCallInputs, callInputs, drainCommands, feedResult, OutboxWriter, runCommand } from '@tollgate/messaging';
+import { applyCallInputs, callInputs, drainCommands, feedResult, OutboxWriter, runCommand, runDueWork } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { type AttemptCommand } from '../src/lib/dispatch-call/dispatch';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
+import { ReadBackCases } from '../src/lib/dispatch-call/read-back-cases';
+import { type ExecutionOptions } from '../src/lib/execution.options';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 import { Reconciliations } from '../src/lib/dispatch-call/reconciliations.repository';
 
@@ -33,7 +35,8 @@ describe('execution decides on what its commands found, through the workflow run
     db = await createTestDatabase('tollgate_exec_results');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox));
+    const dispatch = new DispatchCallUseCase(ds, outbox);
+    workflow = new DispatchWorkflow(ds, outbox, { reconcileIntervalMs: 1000, stallGraceMs: 0 } as ExecutionOptions, dispatch, new ReadBackCases(ds, dispatch));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-r', 'lookup', 1, 'active', $1, 'read')`,
       [JSON.stringify([refusing('p-b'), refusing('p-a')])]);
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-s', 'summarise', 1, 'active', $1, 'read')`,
@@ -52,7 +55,7 @@ describe('execution decides on what its commands found, through the workflow run
       callEvent('PaymentHeld', { intentId, holdId: randomUUID(), ownerId: 'o', amount: { amountMinor: '25', asset: 'USDC' } }),
     ];
     const [command] = await ds.transaction((m) => applyCallInputs(workflow, m, callInputs(events)));
-    return command!;
+    return command as AttemptCommand;
   };
   const facts = async (intentId: string) =>
     ((await ds.query(`SELECT envelope->>'type' AS type, envelope->'payload' AS p FROM execution.outbox_event WHERE key = $1 ORDER BY id`, [intentId])) as { type: string; p: Record<string, unknown> }[])
@@ -87,6 +90,27 @@ describe('execution decides on what its commands found, through the workflow run
     expect((await feedResult(workflow, report)).map((e) => e.type)).toEqual(['OutcomeUnknown']);
     expect(await feedResult(workflow, report)).toEqual([]);
     expect(await feedResult(workflow, { type: 'stalled', intentId: c.dispatch.intentId, attempt: 1 })).toEqual([]);
+  });
+
+  it('B5: the reconciler\'s round is the runner\'s due work — an attempt stalled past its deadline is reported once, none in flight here', async () => {
+    const c = await dispatched();
+    const intentId = c.dispatch.intentId;
+    await ds.query(`UPDATE execution.pending_call SET deadline_at = now() - interval '1 minute' WHERE intent_id = $1`, [intentId]);
+    const inFlight = (workflow as unknown as { dispatch: DispatchCallUseCase }).dispatch.inFlight;
+    inFlight.add(intentId);
+    await runDueWork(workflow);
+    expect((await facts(intentId)).map(([type]) => type)).toEqual(['CallDispatched']);
+    inFlight.delete(intentId);
+    await runDueWork(workflow);
+    await runDueWork(workflow);
+    expect((await facts(intentId)).map(([type]) => type)).toEqual(['CallDispatched', 'OutcomeUnknown']);
+    expect(await row(intentId)).toMatchObject({ in_flight_attempt: null, reconciling_attempt: 1 });
+    // A read-only tool's case is tried on a later round: nothing to find, so not delivered (refunded).
+    await ds.query(`UPDATE execution.pending_call SET updated_at = now() - interval '1 minute' WHERE intent_id = $1`, [intentId]);
+    await runDueWork(workflow);
+    await drainCommands();
+    expect((await facts(intentId)).map(([type]) => type)).toEqual(['CallDispatched', 'OutcomeUnknown', 'EffectRejected']);
+    expect((await Reconciliations.list(ds, 'resolved')).filter((r) => r['intentId'] === intentId)).toEqual([expect.objectContaining({ status: 'resolved', resolution: expect.objectContaining({ by: 'reconciler' }) })]);
   });
 
   it('B5: an interrupted attempt becomes an unknown outcome; its reconciliation is open until one verdict, recorded with who decided', async () => {

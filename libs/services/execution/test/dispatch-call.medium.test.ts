@@ -12,7 +12,10 @@ import { applyCallInputs, callInputs, OutboxWriter } from '@tollgate/messaging';
 import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase, overlappingTransactions } from '@tollgate/testing';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
+import { type AttemptCommand } from '../src/lib/dispatch-call/dispatch';
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
+import { ReadBackCases } from '../src/lib/dispatch-call/read-back-cases';
+import { type ExecutionOptions } from '../src/lib/execution.options';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 
 jest.setTimeout(120_000);
@@ -27,13 +30,15 @@ describe('execution dispatches a held call once, with the call-life model (mediu
   let workflow: DispatchWorkflow;
   /** The runner's step over these facts (a request carries its arguments beside them): the dispatches decided. */
   const recordAll = (m: EntityManager, delivered: readonly { event: CallEvent; arguments?: Record<string, unknown> }[]) =>
-    applyCallInputs(workflow, m, delivered.map((d) => ({ ...callInputs([d.event])[0]!, payload: { ...d.event.payload, ...(d.arguments ? { arguments: d.arguments } : {}) } })));
+    applyCallInputs(workflow, m, delivered.map((d) => ({ ...callInputs([d.event])[0]!, payload: { ...d.event.payload, ...(d.arguments ? { arguments: d.arguments } : {}) } })))
+      .then((commands) => commands as AttemptCommand[]);
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_exec_medium');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox));
+    const dispatch = new DispatchCallUseCase(ds, outbox);
+    workflow = new DispatchWorkflow(ds, outbox, { reconcileIntervalMs: 1000, stallGraceMs: 0 } as ExecutionOptions, dispatch, new ReadBackCases(ds, dispatch));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES
       ('tool-1', 'reverse_text', 1, 'active', $1, 'read'), ('tool-gone', 'gone', 1, 'active', '[]', 'read')`, [JSON.stringify([binding('p-b'), binding('p-a')])]);
   });

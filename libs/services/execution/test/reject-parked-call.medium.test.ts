@@ -13,6 +13,8 @@ import { openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { DispatchCallUseCase } from '../src/lib/dispatch-call/dispatch-call.usecase';
 import { DispatchWorkflow } from '../src/lib/dispatch-call/dispatch.workflow';
+import { ReadBackCases } from '../src/lib/dispatch-call/read-back-cases';
+import { type ExecutionOptions } from '../src/lib/execution.options';
 import { executionDataSourceOptions } from '../src/lib/execution.datasource-options';
 
 jest.setTimeout(60_000);
@@ -28,7 +30,8 @@ describe('execution answers a call whose event it parked (medium tier)', () => {
     db = await createTestDatabase('tollgate_exec_parked');
     ds = await openServiceDataSource(executionDataSourceOptions(db.url));
     const outbox = new OutboxWriter('execution', 'execution');
-    workflow = new DispatchWorkflow(ds, outbox, new DispatchCallUseCase(ds, outbox));
+    const dispatch = new DispatchCallUseCase(ds, outbox);
+    workflow = new DispatchWorkflow(ds, outbox, { reconcileIntervalMs: 1000, stallGraceMs: 0 } as ExecutionOptions, dispatch, new ReadBackCases(ds, dispatch));
     await ds.query(`INSERT INTO execution.tool_binding (tool_id, name, version, status, bindings, kind) VALUES ('tool-1', 'reverse_text', 1, 'active', $1, 'read')`,
       [JSON.stringify([{ bindingId: 'b', providerId: 'p', transport: 'http', endpoint: 'http://127.0.0.1:1/p', upstreamToolName: 'reverse', contractHash: 'a'.repeat(64), health: 'healthy' }])]);
   });

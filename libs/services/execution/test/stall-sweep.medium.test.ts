@@ -1,5 +1,5 @@
 /**
- * Medium tier (real PostgreSQL with execution's migrations): the stall sweep's read stays cheap as calls pass through.
+ * Medium tier (real PostgreSQL with execution's migrations): the stall claim (the reconciler's due work) stays cheap as calls pass through.
  * Every paid call moves its `pending_call` row into the partial index `pending_call_in_flight` and out again; the
  * sweep reads the index in deadline order (an index scan, which marks the entries of rows that left it dead), oldest
  * first and bounded, and the table is vacuumed after a fixed number of dead rows rather than a fifth of the table.
@@ -43,10 +43,10 @@ describe('the stall sweep (medium tier)', () => {
     // Thousands of calls passed through the index and left it (their attempts answered).
     const passed = await calls(Array.from({ length: 5000 }, () => ({ ageS: 600, inFlight: true })));
     await ds.query('UPDATE execution.pending_call SET in_flight_attempt = NULL WHERE intent_id = ANY($1::uuid[])', [passed]);
-    expect((await Reconciliations.stalled(ds, 5, 10)).map((r) => r.intent_id)).toEqual([older, old]);
-    expect((await Reconciliations.stalled(ds, 5, 1)).map((r) => r.intent_id)).toEqual([older]);
-    expect((await Reconciliations.stalled(ds, 5, 10)).map((r) => r.intent_id)).not.toContain(fresh);
-    expect((await Reconciliations.stalled(ds, 5, 10)).map((r) => r.intent_id)).not.toContain(done);
+    expect((await Reconciliations.claimStalled(ds, 5, 10)).map((r) => r.intent_id)).toEqual([older, old]);
+    expect((await Reconciliations.claimStalled(ds, 5, 1)).map((r) => r.intent_id)).toEqual([older]);
+    expect((await Reconciliations.claimStalled(ds, 5, 10)).map((r) => r.intent_id)).not.toContain(fresh);
+    expect((await Reconciliations.claimStalled(ds, 5, 10)).map((r) => r.intent_id)).not.toContain(done);
   });
 
   it('reads the partial index in order, not as a bitmap, and the table is vacuumed after a fixed number of dead rows', async () => {

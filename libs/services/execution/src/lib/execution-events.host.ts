@@ -9,35 +9,18 @@ import { DispatchWorkflow } from './dispatch-call/dispatch.workflow';
 import { EXECUTION, EXECUTION_OPTIONS } from './execution.constants';
 import { SyncBindingsUseCase } from './sync-bindings/sync-bindings.usecase';
 import { type ExecutionOptions } from './execution.options';
-import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
 
 @Injectable()
 export class ExecutionEventsHost extends ServiceEventsHost {
   constructor(
     @InjectDataSource(EXECUTION) dataSource: DataSource,
     @Inject(EVENT_TRANSPORT) transport: EventTransport,
-    @Inject(EXECUTION_OPTIONS) private readonly options: ExecutionOptions,
+    @Inject(EXECUTION_OPTIONS) options: ExecutionOptions,
     health: HealthRegistry,
     private readonly syncBindings: SyncBindingsUseCase,
-    private readonly reconcile: ReconcileCallsUseCase,
     private readonly calls: DispatchWorkflow,
   ) {
     super(serviceEventsSettings(EXECUTION, { dataSource, transport, health, options }));
-  }
-
-  private timer?: NodeJS.Timeout;
-  private sweeping?: Promise<void>;
-
-  /** The reconciler: runs on a timer, one sweep at a time, in every instance (rows are claimed, so instances never double up). */
-  protected override async startBackground(): Promise<void> {
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.reconcile.sweep().catch(() => undefined).finally(() => (this.sweeping = undefined));
-    }, this.options.reconcileIntervalMs);
-  }
-
-  protected override async stopBackground(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
   }
 
   /** The calls in flight have ended (the messaging stop waits for them): their sessions can close. */
@@ -50,7 +33,7 @@ export class ExecutionEventsHost extends ServiceEventsHost {
       // The catalog has its own consumer, so a slow upstream call never delays binding updates.
       { name: 'execution.catalog', handlers: [on(CatalogToolChanged, ({ manager, payload }) => this.syncBindings.execute(manager, payload))] },
       // The call's life, run by the workflow runner over what the route says execution reads: ready calls are
-      // dispatched, calls whose agent cancelled before dispatch are cancelled. Embedded mode (the route's delivery): a
+      // dispatched, calls whose agent cancelled before dispatch are cancelled; its due work is the reconciler's rounds. Embedded mode (the route's delivery): a
       // hold dispatches inside the transaction that placed it (the call goes out after that commit), and a request
       // alone waits for its hold, which dispatches it — one transaction, not two.
       runCallWorkflow(this.calls),

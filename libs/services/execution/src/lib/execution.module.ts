@@ -5,6 +5,7 @@ import { outboxWriterProvider } from '@tollgate/messaging';
 import { serviceDatabaseModule } from '@tollgate/persistence';
 import { DispatchWorkflow } from './dispatch-call/dispatch.workflow';
 import { DispatchCallUseCase } from './dispatch-call/dispatch-call.usecase';
+import { ReadBackCases } from './dispatch-call/read-back-cases';
 import { ReconcileCallsUseCase } from './reconcile-calls/reconcile-calls.usecase';
 import { ReconciliationsController } from './reconcile-calls/reconciliations.controller';
 import { type ExecutionOptions } from './execution.options';
@@ -28,6 +29,7 @@ export class ExecutionModule {
         adminTokenProvider(EXECUTION_ADMIN, options.adminToken),
         DispatchCallUseCase,
         DispatchWorkflow,
+        ReadBackCases,
         ReconcileCallsUseCase,
         SyncBindingsUseCase,
         ExecutionEventsHost,

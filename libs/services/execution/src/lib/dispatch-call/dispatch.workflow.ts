@@ -4,16 +4,21 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { awaitingVerdict, CANCELLED_CODE, type CallState, hasOutcome, inFlightAttempt, isCancelDue, mayRejectUnsent, readyToDispatch, type UsageReport } from '@tollgate/call-life';
 import { CallCancelRequested, type CallOutcome, digestOf, type UpstreamResultDto } from '@tollgate/contracts';
 import {
-  type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type ParkedInput, type ResultInput,
+  type CallEmission, type CallInput, type CallWorkflow, type DecideInput, type Decision, type DueInput, type LifeChange, type OutboxWriter, type ParkedInput, type ResultInput,
 } from '@tollgate/messaging';
-import { Reconciliations } from './reconciliations.repository';
-import { EXECUTION, EXECUTION_OUTBOX } from '../execution.constants';
+import { DEFAULT_STALL_GRACE_MS, OPEN_CASES_BATCH, Reconciliations, STALL_SWEEP_BATCH } from './reconciliations.repository';
+import { EXECUTION, EXECUTION_OPTIONS, EXECUTION_OUTBOX } from '../execution.constants';
+import { type ExecutionOptions } from '../execution.options';
+import { type OpenCall, ReadBackCases } from './read-back-cases';
 import {
   type AttemptCommand, type AttemptOutcome, callAuthority, type Dispatch, dispatchedOf, type ExecutionResult, type ReconciledReadBack, type Resolution, toResult,
 } from './dispatch';
 import { compareReadBack, eligibleBindings } from './call-policy';
 import { DispatchCallUseCase } from './dispatch-call.usecase';
 import { type LoadedPendingCall, PendingCalls, type ToolBindingRow } from './pending-calls.repository';
+
+/** A command of execution: an attempt's upstream call, or a reconciliation try of a call owed a verdict. */
+export type ExecutionCommand = AttemptCommand | { reconcile: OpenCall };
 
 /** What a batch reads once for all its calls: the tools the ready calls name, and the time the decisions are made at. */
 interface Context { tools: Map<string, ToolBindingRow>; now: number }
@@ -27,19 +32,30 @@ type Extra = { arguments?: Record<string, unknown>; resolution?: Resolution };
  * agent cancelled before anything was sent (`isCancelDue`) is rejected with CALL_CANCELLED.
  */
 @Injectable()
-export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, AttemptCommand, Extra, Context, ExecutionResult> {
+export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, ExecutionCommand, Extra, Context, ExecutionResult> {
   readonly name = 'execution.calls';
   readonly service = 'execution';
+  readonly dueEveryMs: number;
   readonly store;
 
   constructor(
     @InjectDataSource(EXECUTION) readonly dataSource: DataSource,
     @Inject(EXECUTION_OUTBOX) readonly outbox: OutboxWriter,
+    @Inject(EXECUTION_OPTIONS) options: ExecutionOptions,
     private readonly dispatch: DispatchCallUseCase,
+    private readonly cases: ReadBackCases,
   ) {
+    this.dueEveryMs = options.reconcileIntervalMs;
+    const graceS = (options.stallGraceMs ?? DEFAULT_STALL_GRACE_MS) / 1000;
     this.store = {
       lock: (m: EntityManager, ids: readonly string[]) => PendingCalls.lockLives(m, ids),
       save: (m: EntityManager, changes: readonly LifeChange<LoadedPendingCall, Extra>[]) => this.save(m, changes),
+      // The reconciler's rounds: attempts interrupted long past their deadline (none in flight in this process), and
+      // calls owed a verdict not tried for a round (none being tried here now).
+      claimDue: async (m: EntityManager) => [
+        ...(await Reconciliations.claimStalled(m, graceS, STALL_SWEEP_BATCH)).filter((c) => !this.dispatch.inFlight.has(c.intent_id)),
+        ...(await Reconciliations.claimOpen(m, this.dueEveryMs / 1000, OPEN_CASES_BATCH)).filter((c) => !this.cases.running.has(c.intent_id)),
+      ],
     };
   }
 
@@ -48,7 +64,7 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
     return { tools: await PendingCalls.toolsOf(m, toolIds), now: Date.now() };
   }
 
-  decide({ before, life, inputs, context }: DecideInput<LoadedPendingCall, Context>): Decision<AttemptCommand, Extra> {
+  decide({ before, life, inputs, context }: DecideInput<LoadedPendingCall, Context>): Decision<ExecutionCommand, Extra> {
     const extra = { ...argumentsIn(inputs) };
     if (isCancelDue(life)) return { extra, emit: [rejection(life.intentId, CANCELLED_CODE, 'Cancelled by the agent before it was sent to a provider; nothing was performed.')] };
     if (!readyToDispatch(life)) return { extra };
@@ -70,13 +86,25 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
     return { extra, emit: [dispatchedOf(d, 1)], commands: [{ dispatch: d, attempt: 1 }] };
   }
 
-  /** After commit: one attempt's upstream call (the consumer does not wait for it); what it found is fed back below. */
-  run(c: AttemptCommand): Promise<ExecutionResult> {
-    return this.dispatch.perform(c);
+  /**
+   * Due work, the reconciler's round: an attempt still in flight (the claim found it long past its deadline: its
+   * process died mid-call) is reported as stalled — its outcome unknown; a call owed a verdict is tried by its
+   * operation key (a command), at most once a round.
+   */
+  decideDue({ before, life }: DueInput<LoadedPendingCall>): Decision<ExecutionCommand, Extra> {
+    const stalled = inFlightAttempt(life);
+    if (stalled !== undefined) return this.decideResult({ before, life, result: { type: 'stalled', intentId: life.intentId, attempt: stalled } });
+    if (awaitingVerdict(life) === undefined) return {};
+    return { commands: [{ reconcile: { intentId: life.intentId, life, arguments: before.arguments } }] };
+  }
+
+  /** After commit: one attempt's upstream call, or a reconciliation's read-back (the consumer does not wait for it); what it found is fed back below. */
+  run(c: ExecutionCommand): Promise<ExecutionResult | void> {
+    return 'reconcile' in c ? this.cases.run(c.reconcile) : this.dispatch.perform(c);
   }
 
   /** A command's result — an attempt's, the stall sweep's or a reconciliation's verdict — decided under the call's lock. */
-  decideResult({ life, result }: ResultInput<LoadedPendingCall, ExecutionResult>): Decision<AttemptCommand, Extra> {
+  decideResult({ life, result }: Pick<ResultInput<LoadedPendingCall, ExecutionResult>, 'life' | 'result'> & { before?: LoadedPendingCall }): Decision<ExecutionCommand, Extra> {
     const d = decideOnResult(life, result);
     return { emit: d.emit, ...(d.next ? { commands: [d.next] } : {}), ...(d.resolution ? { extra: { resolution: d.resolution } } : {}) };
   }
@@ -86,7 +114,7 @@ export class DispatchWorkflow implements CallWorkflow<LoadedPendingCall, Attempt
    * instead of waiting for a dispatch that never comes — only while nothing was sent (`mayRejectUnsent`); a call already
    * dispatched is left to its result or its reconciliation. Recorded in the state, so a late redelivery dispatches nothing.
    */
-  decideParked({ life, event }: ParkedInput): Decision<AttemptCommand, Extra> {
+  decideParked({ life, event }: ParkedInput): Decision<ExecutionCommand, Extra> {
     if (event.type === CallCancelRequested.type || !mayRejectUnsent(life)) return {};
     return { emit: [rejection(life.intentId, PARKED_REJECTION_CODE, 'The platform could not send this call to a provider; nothing was performed and the hold is refunded.')] };
   }

@@ -26,8 +26,8 @@ const LISTED_CASE = defineTable('(listed reconciliation)', {
   ...RECONCILIATION.columns, tool_id: col.text().nullable(), operation_key: col.text().nullable(), open: col.boolean().required(),
 });
 
-/** An open case's call: its state and what the reconciler asks the provider with. */
-export type OpenCase = Pick<PendingCallRow, 'intent_id' | 'life' | 'arguments' | 'operation_key' | 'owner_id' | 'agent_id' | 'mcp_url_id' | 'tool_id'>;
+/** A call the due work claimed: its state and the request's arguments. */
+export type ClaimedCall = Pick<PendingCallRow, 'intent_id' | 'life' | 'arguments'>;
 
 /** A change of a call's state, as the dispatch workflow saves it. */
 export interface VerdictChange {
@@ -38,9 +38,16 @@ export interface VerdictChange {
 
 type Executor = Pick<EntityManager, 'query'>;
 
-/** The stall sweep's read ($1: grace in seconds, $2: most rows), exported for the test that checks its plan. */
-export const STALLED = `SELECT intent_id, in_flight_attempt FROM execution.pending_call
-  WHERE in_flight_attempt IS NOT NULL AND deadline_at < now() - make_interval(secs => $1) ORDER BY deadline_at LIMIT $2`;
+/** A dispatched attempt with no result this long past its deadline was interrupted (the process died mid-call). */
+export const DEFAULT_STALL_GRACE_MS = 5_000;
+/** Most interrupted attempts claimed per round of due work, oldest first (the rest in the next round). */
+export const STALL_SWEEP_BATCH = 100;
+/** Most calls owed a verdict tried per round. */
+export const OPEN_CASES_BATCH = 20;
+
+/** The stall claim ($1: grace in seconds, $2: most rows), exported for the test that checks its plan. */
+export const STALLED = `SELECT intent_id, life, arguments FROM execution.pending_call
+  WHERE in_flight_attempt IS NOT NULL AND deadline_at < now() - make_interval(secs => $1) ORDER BY deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`;
 
 /** The reconciler's statements: its record, and the calls the model says are in flight or owed a verdict. */
 export const Reconciliations = {
@@ -60,19 +67,23 @@ export const Reconciliations = {
   },
 
   /**
-   * Calls with an attempt in flight `graceS` seconds past their deadline, oldest first, at most `limit` (the partial
-   * index `pending_call_in_flight`, read in order: an index scan marks the entries of rows that left the index dead as
-   * it passes them, where a bitmap scan would read them again every round until a vacuum).
+   * Calls with an attempt in flight `graceS` seconds past their deadline, oldest first, at most `limit`, locked for the
+   * runner's due work (other instances skip them) — the partial index `pending_call_in_flight`, read in order: an index
+   * scan marks the entries of rows that left the index dead as it passes them, where a bitmap scan would read them
+   * again every round until a vacuum.
    */
-  stalled(db: Executor, graceS: number, limit: number): Promise<Pick<PendingCallRow, 'intent_id' | 'in_flight_attempt'>[]> {
-    return select(db, PENDING_CALL, ['intent_id', 'in_flight_attempt'], STALLED, [graceS, limit]);
+  claimStalled(db: Executor, graceS: number, limit: number): Promise<ClaimedCall[]> {
+    return select(db, PENDING_CALL, ['intent_id', 'life', 'arguments'], STALLED, [graceS, limit]);
   },
 
-  /** The calls owed a verdict, least recently touched first, at most `limit` (the partial index `pending_call_reconciling`). */
-  openCases(db: Executor, limit: number): Promise<OpenCase[]> {
-    return select(db, PENDING_CALL, ['intent_id', 'life', 'arguments', 'operation_key', 'owner_id', 'agent_id', 'mcp_url_id', 'tool_id'],
-      `SELECT intent_id, life, arguments, operation_key, owner_id, agent_id, mcp_url_id, tool_id FROM execution.pending_call
-        WHERE reconciling_attempt IS NOT NULL ORDER BY updated_at LIMIT $1`, [limit]);
+  /**
+   * The calls owed a verdict not tried for `everyS` seconds (a try's claim saves the row, which counts as touching it),
+   * least recently touched first, at most `limit`, locked (the partial index `pending_call_reconciling`).
+   */
+  claimOpen(db: Executor, everyS: number, limit: number): Promise<ClaimedCall[]> {
+    return select(db, PENDING_CALL, ['intent_id', 'life', 'arguments'],
+      `SELECT intent_id, life, arguments FROM execution.pending_call
+        WHERE reconciling_attempt IS NOT NULL AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [everyS, limit]);
   },
 
   /** One more try counted for a case, and why it could not decide (null: it is being decided). */
