@@ -76,7 +76,7 @@ async function applyWorkflow<R extends StoredLife, C, X, K, O extends CommandRes
 export async function applyCallInputs<R extends StoredLife, C, X, K, O extends CommandResult>(wf: CallWorkflow<R, C, X, K, O>, m: EntityManager, inputs: readonly CallInput[], hooks: InputHooks<C> = {}): Promise<C[]> {
   const byCall = new Map<string, CallInput[]>();
   for (const i of inputs) byCall.set(i.event.payload.intentId, [...(byCall.get(i.event.payload.intentId) ?? []), i]);
-  const rows = await wf.store.lock(m, [...byCall.keys()]);
+  const rows = await (wf.store.lockForEvents ?? wf.store.lock)(m, [...byCall.keys()]);
   const folded = [...byCall].map(([intentId, mine]) => ({ intentId, mine, life: foldCall(intentId, mine.map((i) => i.event), rows.get(intentId)?.life ?? initialState(intentId)) }));
   const context = wf.prepare ? await wf.prepare(m, folded.map((f) => f.life), inputs) : (undefined as K);
   const within = hooks.within ?? ((_cause, fn) => fn());

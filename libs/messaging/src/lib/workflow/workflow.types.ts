@@ -36,6 +36,11 @@ export interface LifeChange<R extends StoredLife, X> {
 export interface LifeStore<R extends StoredLife, X> {
   lock(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, R>>;
   save(m: EntityManager, changes: readonly LifeChange<R, X>[]): Promise<void>;
+  /**
+   * The rows a batch of events is decided over, when that is less than `lock` (a workflow whose `prepare` reads what
+   * it decides on under locks of its own); results, due work and parked inputs still use `lock`.
+   */
+  lockForEvents?(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, R>>;
   /** Calls whose wake-up time has come, locked (another instance skips them), the longest due first. */
   claimDue?(m: EntityManager, limit: number): Promise<R[]>;
 }

@@ -94,25 +94,21 @@ export function walletKey(ownerId: string, asset: string): string {
 /** Every statement on `payment.hold`, `payment.charge` and `payment.spend_counter`. */
 export const Holds = {
   /**
-   * The agents' locks for this transaction, in one statement, in the order given (callers sort, so two batches never
-   * wait on each other in a circle): concurrent calls of one agent are decided one after another, each seeing what the
-   * one before it counted. Its own statement, before the reads it protects (a statement's snapshot is taken when it
-   * starts, so a lock taken inside the read would not see the previous holder's commit).
+   * The agents' locks, then what is available in each of these wallets with the rows locked until commit — one
+   * statement. The agents' locks (`pg_advisory_xact_lock`, in the order given: callers sort, so two batches never wait
+   * on each other in a circle) are a one-time filter evaluated before the first wallet row is read, so they are held
+   * whether or not a wallet has a row: concurrent calls of one agent are decided one after another, each seeing what
+   * the one before it counted (the reads they protect are later statements, whose snapshots see the previous holder's
+   * commit). The wallets' rows are locked in key order; `FOR UPDATE` reads their latest committed balance, so a
+   * decision made on these figures is exactly what the guarded debit will find. A wallet with no row has nothing.
    */
-  async lockAgents(m: EntityManager, agentIds: readonly string[]): Promise<void> {
-    if (agentIds.length === 0) return;
-    await m.query('SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest($1::text[]) WITH ORDINALITY AS a(k, n) ORDER BY n', [agentIds.map((a) => `${AGENT_LOCK_PREFIX}${a}`)]);
-  },
-
-  /**
-   * What is available in each of these wallets, the rows locked until commit (sorted): a decision made on these
-   * figures is exactly what the guarded debit will find. A wallet with no row has nothing available.
-   */
-  async lockAvailable(m: EntityManager, wallets: readonly { ownerId: string; asset: string }[]): Promise<Map<string, bigint>> {
+  async lockAgentsAndAvailable(m: EntityManager, agentIds: readonly string[], wallets: readonly { ownerId: string; asset: string }[]): Promise<Map<string, bigint>> {
     const keyed = wallets.map((w) => ({ ...w, account: accountKey({ kind: 'available', ownerId: w.ownerId }) })).sort((a, b) => (a.account + a.asset).localeCompare(b.account + b.asset));
     const rows = await select(m, AVAILABLE, ['account', 'asset', 'balance'],
-      `SELECT b.account, b.asset, b.balance FROM payment.balance b JOIN unnest($1::text[], $2::text[]) AS w(account, asset) ON b.account = w.account AND b.asset = w.asset
-        ORDER BY b.account, b.asset FOR UPDATE OF b`, [keyed.map((w) => w.account), keyed.map((w) => w.asset)]);
+      `WITH agents AS MATERIALIZED (SELECT count(pg_advisory_xact_lock(hashtext(k))) AS n FROM unnest($3::text[]) AS a(k))
+       SELECT b.account, b.asset, b.balance FROM payment.balance b JOIN unnest($1::text[], $2::text[]) AS w(account, asset) ON b.account = w.account AND b.asset = w.asset
+        WHERE (SELECT n FROM agents) >= 0 ORDER BY b.account, b.asset FOR UPDATE OF b`,
+      [keyed.map((w) => w.account), keyed.map((w) => w.asset), agentIds.map((a) => `${AGENT_LOCK_PREFIX}${a}`)]);
     const found = new Map(rows.map((r) => [`${r.account}\u0000${r.asset}`, BigInt(r.balance)]));
     return new Map(keyed.map((w) => [walletKey(w.ownerId, w.asset), found.get(`${w.account}\u0000${w.asset}`) ?? 0n]));
   },

@@ -35,8 +35,8 @@ export class HoldReads {
 
   async read(m: EntityManager, inputs: readonly CallInput[], now = new Date()): Promise<BatchReads> {
     const requested = requestsOf(inputs);
-    await Holds.lockAgents(m, [...new Set(requested.map((r) => r.request.agentId))].sort());
-    const available = await Holds.lockAvailable(m, requested.map((r) => ({ ownerId: r.request.ownerId, asset: r.request.price.asset })));
+    const agents = [...new Set(requested.map((r) => r.request.agentId))].sort();
+    const available = await Holds.lockAgentsAndAvailable(m, agents, requested.map((r) => ({ ownerId: r.request.ownerId, asset: r.request.price.asset })));
     const asked = askedOf(requested);
     const requests: RequestReads[] = [];
     for (const { request, eventId } of requested) {

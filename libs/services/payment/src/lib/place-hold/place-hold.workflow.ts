@@ -47,6 +47,8 @@ export class PlaceHoldWorkflow implements CallWorkflow<DecidedCall, PaymentComma
     this.dueEveryMs = steps.pollMs;
     this.store = {
       lock: PaymentStore.lock,
+      // A CallRequested is decided over what `prepare` reads under the agents' locks (facts.decided included).
+      lockForEvents: () => Promise.resolve(new Map<string, DecidedCall>()),
       save: PaymentStore.save,
       // No rail with steps (no facilitator, no MPP): nothing is ever due.
       claimDue: (m: EntityManager, limit: number) => (steps.active ? PaymentStore.claimDue(m, limit) : Promise.resolve([])),
@@ -58,8 +60,8 @@ export class PlaceHoldWorkflow implements CallWorkflow<DecidedCall, PaymentComma
     return { reads, plan: planHolds(reads) };
   }
 
-  decide({ before, life, context }: DecideInput<DecidedCall, Planned>): PaymentDecision {
-    return before ? {} : context.plan.get(life.intentId) ?? {};
+  decide({ life, context }: DecideInput<DecidedCall, Planned>): PaymentDecision {
+    return context.plan.get(life.intentId) ?? {};
   }
 
   /** Due work: an outside payment's next step, leased to it (the step runs after the commit, as a command). */
