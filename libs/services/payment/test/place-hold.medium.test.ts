@@ -18,7 +18,7 @@ import { MppPayments } from '../src/lib/mpp/mpp-payments';
 import { FundWalletUseCase } from '../src/lib/fund-wallet/fund-wallet.usecase';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
-import { AttemptSteps } from '../src/lib/attempts/attempt-steps';
+import { AttemptSteps } from '../src/lib/place-hold/attempt-steps';
 import { type AttemptsWake } from '../src/lib/attempts/attempts-wake';
 import { MppSteps } from '../src/lib/mpp/mpp-steps';
 import { HoldReads } from '../src/lib/place-hold/hold-reads';

@@ -17,7 +17,7 @@ import { createTestDatabase } from '@tollgate/testing';
 import { MppPayments } from '../src/lib/mpp/mpp-payments';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 import { DEFAULT_VELOCITY, DEFAULT_X402, type PaymentOptions } from '../src/lib/payment.options';
-import { type AttemptResult, AttemptSteps } from '../src/lib/attempts/attempt-steps';
+import { type AttemptResult, AttemptSteps } from '../src/lib/place-hold/attempt-steps';
 import { MppSteps } from '../src/lib/mpp/mpp-steps';
 import { HoldReads } from '../src/lib/place-hold/hold-reads';
 import { PaymentStore } from '../src/lib/place-hold/payment-store';

@@ -24,7 +24,7 @@ export function runCallWorkflow<R extends StoredLife, C, X, K, O extends Command
     await wf.onParked?.(event, ctx);
   };
   // Due work (a call's scheduled wake-up) is an input the runner delivers too, on its own clock.
-  const due = wf.decideDue ? dueWork(wf) : undefined;
+  const due = wf.decideDue && wf.store.claimDue ? dueWork(wf) : undefined;
   // Embedded mode: what the route has applied in the producer's transaction, and what it lets wait for the next fact.
   const delivery = routeDelivery(wf.name);
   const topics = (types: readonly CallEvent['type'][]) => callEventDefinitions(types).map((d) => d.topic);

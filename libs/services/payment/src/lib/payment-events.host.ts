@@ -9,7 +9,7 @@ import { PlaceHoldWorkflow } from './place-hold/place-hold.workflow';
 import { countOpenHolds } from './resolve-hold/open-holds';
 import { HoldEndWorkflow } from './resolve-hold/hold-end.workflow';
 import { AttemptsWake } from './attempts/attempts-wake';
-import { AttemptSteps } from './attempts/attempt-steps';
+import { AttemptSteps } from './place-hold/attempt-steps';
 import { X402Attempts } from './attempts/x402-attempts.repository';
 
 @Injectable()

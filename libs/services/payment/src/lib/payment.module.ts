@@ -13,7 +13,7 @@ import { AttemptsWake } from './attempts/attempts-wake';
 import { HoldReads } from './place-hold/hold-reads';
 import { PlaceHoldWorkflow } from './place-hold/place-hold.workflow';
 import { HoldEndWorkflow } from './resolve-hold/hold-end.workflow';
-import { AttemptSteps } from './attempts/attempt-steps';
+import { AttemptSteps } from './place-hold/attempt-steps';
 import { MppPayments } from './mpp/mpp-payments';
 import { MppSteps } from './mpp/mpp-steps';
 import { X402Payments } from './attempts/x402-payments';

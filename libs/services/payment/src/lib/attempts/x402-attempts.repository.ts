@@ -1,7 +1,7 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallRequestedPayload } from '@tollgate/contracts';
 import { col, defineTable, returnedRows, type RowOf, select } from '@tollgate/persistence';
-import { accountAround, AGENT_LOCK_PREFIX } from '../holds/holds.repository';
+import { accountAround, AGENT_LOCK_PREFIX } from '../payment.sql';
 import { type PaymentPayload, type PaymentRequirements } from '../x402/x402.types';
 import { type AttemptScheme, isOpenX402Attempt, recordedX402Attempt, type X402AttemptLife } from './x402-attempt.model';
 

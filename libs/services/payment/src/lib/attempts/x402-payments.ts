@@ -5,12 +5,14 @@ import { PAYMENT_IDENTIFIER, appendPaymentIdentifierToExtensions, declarePayment
 import { PAYMENT_OPTIONS } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { type Refusal } from '../refusal';
-import { type RailCheck } from '../place-hold/hold-plan';
 import { exactAmountProblem } from '../x402/exact-amount';
 import { paymentRequired, requirementsFor, uptoRequirementsFor } from '../x402/payment-required';
 import { uptoAuthorizationProblem } from '../x402/upto-authorization';
 import { type PaymentPayload, type PaymentRequirements, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
 import { type NewX402Attempt, X402Attempts } from './x402-attempts.repository';
+
+/** An outside payment's first step, checked before the decision: why it is refused, or the attempt to record. */
+export type RailCheck = { refusal: Refusal } | { attempt: NewX402Attempt; claim?: { key: string; expires: number } };
 
 /** The payment-identifier the facilitator deduplicates settlement by: one per call (x402's payment-identifier extension). */
 export function paymentIdOf(intentId: string): string {

@@ -3,6 +3,7 @@ import { accountKey, type CounterKind } from '@tollgate/accounting';
 import { type CallState, isTerminal } from '@tollgate/call-life';
 import { col, defineTable, type RowOf, select } from '@tollgate/persistence';
 import { type X402AttemptLife } from '../attempts/x402-attempt.model';
+import { accountAround, AGENT_LOCK_PREFIX } from '../payment.sql';
 
 /**
  * `payment.hold`: the money set aside for one call. Its life is the call's state as payment knows it (held, then
@@ -76,15 +77,8 @@ export interface EndingHold {
   paidBy?: { life: X402AttemptLife; available: bigint };
 }
 
-/** An owner's account key around its owner id, as SQL builds it from a row's owner (the one place that names accounts). */
-export function accountAround(kind: 'available' | 'debt'): [string, string] {
-  return accountKey({ kind, ownerId: '\u0000' }).split('\u0000') as [string, string];
-}
 const [DEBT_PREFIX, DEBT_SUFFIX] = accountAround('debt');
 const [AVAILABLE_PREFIX, AVAILABLE_SUFFIX] = accountAround('available');
-
-/** The advisory lock of an agent's spending is this prefix and the agent's id. */
-export const AGENT_LOCK_PREFIX = 'payment-agent:';
 
 /** A wallet's key in maps of a batch: its owner and asset. */
 export function walletKey(ownerId: string, asset: string): string {

@@ -2,7 +2,8 @@ import { decideSpend, Movements, periodEnd, periodStart, slidingMinute, spendBuc
 import { type CallRequestedPayload, money, toMinor } from '@tollgate/contracts';
 import { type Decision } from '@tollgate/messaging';
 import { type ApprovalRequest } from '../approve-call/approvals.repository';
-import { type AttemptCommand } from '../attempts/attempt-steps';
+import { type AttemptCommand } from './attempt-steps';
+import { type RailCheck } from '../attempts/x402-payments';
 import { type X402AttemptLife } from '../attempts/x402-attempt.model';
 import { type NewX402Attempt } from '../attempts/x402-attempts.repository';
 import { type NewDeposit } from '../fund-wallet/deposits.repository';
@@ -10,9 +11,6 @@ import { type CounterIncrement, type NewCharge, walletKey } from '../holds/holds
 import { BOTH_RAILS, type Refusal, rejectionOf } from '../refusal';
 import { type SettleResponse } from '../x402/x402.types';
 import { type SpendFacts } from './spend-facts.repository';
-
-/** An outside payment's first step, checked before the decision: why it is refused, or the attempt to record. */
-export type RailCheck = { refusal: Refusal } | { attempt: NewX402Attempt; claim?: { key: string; expires: number } };
 
 /** What a shortfall offers the agent: a payment requirement of each rail this gateway takes (none: top up). */
 export interface Offer {

@@ -10,7 +10,8 @@ import { MppPayments } from '../mpp/mpp-payments';
 import { PAYMENT_OPTIONS } from '../payment.constants';
 import { type PaymentOptions } from '../payment.options';
 import { X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
-import { type BatchReads, type Offer, type RailCheck, type RequestReads } from './hold-plan';
+import { type BatchReads, type Offer, type RequestReads } from './hold-plan';
+import { type RailCheck } from '../attempts/x402-payments';
 import { SpendFactsRepository } from './spend-facts.repository';
 
 /** A CallRequested of the batch, with the id of the event that carried it (the attempt's causation). */

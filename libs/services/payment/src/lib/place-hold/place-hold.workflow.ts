@@ -4,8 +4,8 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { type CallState } from '@tollgate/call-life';
 import { type CallRequestedPayload } from '@tollgate/contracts';
 import { type CallInput, type CallWorkflow, type DecideInput, type DueInput, type OutboxWriter, type ParkedInput, type ResultInput } from '@tollgate/messaging';
-import { type AttemptResult, AttemptSteps } from '../attempts/attempt-steps';
-import { decideAttempt, leaseAttempt } from '../attempts/attempt-verdict';
+import { type AttemptResult, AttemptSteps } from './attempt-steps';
+import { decideAttempt, leaseAttempt } from './attempt-verdict';
 import { PAYMENT, PAYMENT_OUTBOX } from '../payment.constants';
 import { PARKED_REFUSAL, rejectionOf } from '../refusal';
 import { type BatchReads, type PaymentCommand, type PaymentDecision, type PaymentWrites, planHolds, refuse } from './hold-plan';
@@ -50,8 +50,8 @@ export class PlaceHoldWorkflow implements CallWorkflow<DecidedCall, PaymentComma
       // A CallRequested is decided over what `prepare` reads under the agents' locks (facts.decided included).
       lockForEvents: () => Promise.resolve(new Map<string, DecidedCall>()),
       save: PaymentStore.save,
-      // No rail with steps (no facilitator, no MPP): nothing is ever due.
-      claimDue: (m: EntityManager, limit: number) => (steps.active ? PaymentStore.claimDue(m, limit) : Promise.resolve([])),
+      // No rail with steps (no facilitator, no MPP): nothing is ever due, and the runner keeps no due clock.
+      ...(steps.active ? { claimDue: PaymentStore.claimDue } : {}),
     };
   }
 

@@ -4,7 +4,7 @@ import { accountKey, Movements, repaidOf, spendBuckets } from '@tollgate/account
 import { type CallState, isTerminal } from '@tollgate/call-life';
 import { HoldReleased, money } from '@tollgate/contracts';
 import { type CallWorkflow, type DecideInput, type Decision, type LifeChange, type OutboxWriter, type PostingEffect } from '@tollgate/messaging';
-import { chargeBack } from '../attempts/attempt-verdict';
+import { chargeBack } from '../place-hold/attempt-verdict';
 import { evolveX402Attempt, type X402AttemptLife } from '../attempts/x402-attempt.model';
 import { X402Attempts } from '../attempts/x402-attempts.repository';
 import { type CounterIncrement, type EndingHold, Holds } from '../holds/holds.repository';

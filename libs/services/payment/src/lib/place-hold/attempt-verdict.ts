@@ -1,10 +1,10 @@
 import { Movements, repaidOf } from '@tollgate/accounting';
 import { money, WalletChargedBack, WalletFunded } from '@tollgate/contracts';
-import { hold, noFunds, type PaymentDecision, refuse } from '../place-hold/hold-plan';
+import { hold, noFunds, type PaymentDecision, refuse } from './hold-plan';
 import { type SettleResponse } from '../x402/x402.types';
 import { type AttemptCommand, type AttemptResult } from './attempt-steps';
-import { evolveX402Attempt, type X402AttemptLife } from './x402-attempt.model';
-import { type PayingCall, type X402AttemptRow } from './x402-attempts.repository';
+import { evolveX402Attempt, type X402AttemptLife } from '../attempts/x402-attempt.model';
+import { type PayingCall, type X402AttemptRow } from '../attempts/x402-attempts.repository';
 import { claimKeyOf } from '../mpp/mpp-payments';
 
 /** Due work: the attempt leased to its next step (due again, to another instance, when the lease runs out). */

@@ -7,10 +7,10 @@ import { type PaymentOptions } from '../payment.options';
 import { type Refusal } from '../refusal';
 import { type ChainState, X402_CHAIN } from '../x402/chain-state';
 import { type SettleOutcome, X402_FACILITATOR, type X402Facilitator } from '../x402/x402.types';
-import { settleStep, type SettleStep } from './settle-verdict';
-import { type AfterVerify, decideVerify, eventOfSettleStep, evolveX402Attempt, type X402AttemptEvent } from './x402-attempt.model';
-import { type X402AttemptRow } from './x402-attempts.repository';
-import { X402Payments } from './x402-payments';
+import { settleStep, type SettleStep } from '../attempts/settle-verdict';
+import { type AfterVerify, decideVerify, eventOfSettleStep, evolveX402Attempt, type X402AttemptEvent } from '../attempts/x402-attempt.model';
+import { type X402AttemptRow } from '../attempts/x402-attempts.repository';
+import { X402Payments } from '../attempts/x402-payments';
 
 /** A step of an outside payment to take after commit: the attempt as leased, and — right after a verify — how to settle. */
 export interface AttemptCommand {
