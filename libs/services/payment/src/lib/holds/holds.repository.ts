@@ -108,13 +108,13 @@ export const Holds = {
   },
 
   /** The calls among these that payment decided already (a charge, an outside payment's attempt, or both), with the hold's state when held. */
-  async decided(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, { life: CallState | null; charged: boolean; paying: boolean }>> {
+  async decided(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, { life: CallState | null; paying: boolean }>> {
     const rows = await select(m, DECIDED, ['intent_id', 'life', 'charged', 'paying'],
       `SELECT i.id AS intent_id, h.life, EXISTS (SELECT 1 FROM payment.charge c WHERE c.intent_id = i.id) AS charged,
               EXISTS (SELECT 1 FROM payment.x402_attempt a WHERE a.intent_id = i.id) AS paying
          FROM unnest($1::uuid[]) AS i(id) LEFT JOIN payment.hold h ON h.intent_id = i.id`,
       [[...intentIds]]);
-    return new Map(rows.filter((r) => r.charged || r.paying).map((r) => [r.intent_id, { life: r.life, charged: r.charged, paying: r.paying }]));
+    return new Map(rows.filter((r) => r.charged || r.paying).map((r) => [r.intent_id, { life: r.life, paying: r.paying }]));
   },
 
   /** Whether the owner ever had a prepaid wallet in this asset (an admin deposit: money an outside rail credited for one call is not one), and what is available in it now. */

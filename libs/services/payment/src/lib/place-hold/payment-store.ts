@@ -12,8 +12,6 @@ import { type PaymentWrites } from './hold-plan';
 export interface DecidedCall {
   /** The hold's state when held (the bare call otherwise). */
   life: CallState;
-  /** Held or refused (false: an outside payment is being made, its verdict still to come). */
-  charged: boolean;
   /** Its outside payment, locked with the owner's wallet (what a verdict books reads them) — also after the hold (upto's collection). */
   paying?: PayingCall;
   /** Due work: an attempt whose next step is due, claimed. */
@@ -29,13 +27,13 @@ export const PaymentStore = {
     const locked = paying.length > 0 ? await X402Attempts.lockPaying(m, paying) : new Map<string, PayingCall>();
     return new Map([...decided].map(([id, d]) => {
       const p = locked.get(id);
-      return [id, { life: d.life ?? initialState(id), charged: d.charged, ...(p ? { paying: p } : {}) }];
+      return [id, { life: d.life ?? initialState(id), ...(p ? { paying: p } : {}) }];
     }));
   },
 
   /** Outside payments whose next step is due, claimed (other instances skip them). */
   async claimDue(m: EntityManager, limit: number): Promise<DecidedCall[]> {
-    return (await X402Attempts.claimDue(m, limit)).map((due) => ({ life: initialState(due.intent_id), charged: false, due }));
+    return (await X402Attempts.claimDue(m, limit)).map((due) => ({ life: initialState(due.intent_id), due }));
   },
 
   /** Each part of what payment decided, to its table (the runner wrote the postings and events). */
