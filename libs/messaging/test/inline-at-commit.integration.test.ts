@@ -4,7 +4,8 @@
  * consumer that reacts to the request (as payment does) appends its reply inside the producer's transaction, and a
  * consumer of both (as execution is) gets the request and the reply in one batch — one savepoint, one fold. A consumer
  * whose savepoint rolls back leaves nothing behind: its reply is never offered, and the request takes the normal
- * delivery with its retries.
+ * delivery with its retries. Everything a transaction appended is written to the log in one statement at its commit,
+ * and the consumers' inline work shares one savepoint unless one of them fails (R-budgets: statements per call).
  */
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
@@ -25,8 +26,10 @@ describe('consumers on the critical path apply a transaction\'s appends at its c
   const reply = probeEvent(`test.${schema.replace(/_/g, '-')}.reply.v1`);
   /** The batches the consumer of both saw, by event type and seq, and whether each was applied inside its producer's commit. */
   const batches: { topics: string[]; seqs: number[] }[] = [];
-  /** Seqs whose first reply must fail (the replier's savepoint rolls back). */
-  const failOnce = new Set<number>();
+  /** Seqs whose reply must fail when first offered: the shared savepoint, then the replier's own, roll back. */
+  const failOffered = new Map<number, number>();
+  /** Seqs whose first application by the consumer of both must fail (after the replier's reply was appended). */
+  const bothFailsOnce = new Set<number>();
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_inline');
@@ -37,13 +40,19 @@ describe('consumers on the critical path apply a transaction\'s appends at its c
     const replier = new InboxConsumer({
       name: 'replier', producer: 'test', schema, dataSource: ds, transport, logger, inline: [request.topic],
       handlers: [on(request, async ({ payload, manager }) => {
-        if (failOnce.delete(payload.seq)) throw new Error('the replier fails once');
+        const failures = failOffered.get(payload.seq) ?? 0;
+        if (failures > 0) {
+          failOffered.set(payload.seq, failures - 1);
+          throw new Error('the replier fails');
+        }
         await writer.append(manager, reply, { intentId: payload.intentId, seq: payload.seq });
       })],
     });
     const both = new InboxConsumer({
       name: 'both', producer: 'test', schema, dataSource: ds, transport, logger, inline: [request.topic, reply.topic],
       ...perBatch([request, reply], async ({ events }) => {
+        const seq = (events[0]!.payload as { seq: number }).seq;
+        if (bothFailsOnce.delete(seq)) throw new Error('the consumer of both fails once');
         batches.push({ topics: events.map((e) => e.topic), seqs: events.map((e) => (e.payload as { seq: number }).seq) });
       }),
     });
@@ -61,18 +70,63 @@ describe('consumers on the critical path apply a transaction\'s appends at its c
   });
 
   const produce = (seq: number) => ds.transaction((m) => new OutboxWriter(schema, 'test', transport).append(m, request, { intentId: randomUUID(), seq }));
+  /** Produces like `produce`, recording every statement the producer's transaction ran (its commit's work included). */
+  const produceRecorded = async (seq: number): Promise<string[]> => {
+    const statements: string[] = [];
+    await ds.transaction(async (m) => {
+      const runner = m.queryRunner!;
+      const query = runner.query.bind(runner);
+      runner.query = ((sql: string, ...rest: unknown[]) => {
+        statements.push(sql.trim().replace(/\s+/g, ' '));
+        return (query as (...a: unknown[]) => Promise<unknown>)(sql, ...rest);
+      }) as typeof runner.query;
+      await new OutboxWriter(schema, 'test', transport).append(m, request, { intentId: randomUUID(), seq });
+    });
+    return statements;
+  };
+  const logged = async (topic: string, seq: number) => Number((await ds.query(
+    `SELECT count(*)::int AS n FROM eventlog.event WHERE topic = $1 AND (value::jsonb -> 'payload' ->> 'seq')::int = $2`, [topic, seq]))[0].n);
   const inbox = async (consumer: string) => Number((await ds.query(`SELECT count(*)::int AS n FROM "${schema}".inbox_event WHERE consumer = $1`, [consumer]))[0].n);
 
   it('the request and the reply it caused reach the consumer of both in one batch, applied before the producer\'s commit returned', async () => {
-    await produce(1);
+    const statements = await produceRecorded(1);
     // No wait: both were applied inside the producer's transaction.
     expect(batches).toEqual([{ topics: [request.topic, reply.topic], seqs: [1, 1] }]);
     expect({ replier: await inbox('replier'), both: await inbox('both') }).toEqual({ replier: 1, both: 2 });
+    // The request and the reply in one write to the log; both consumers under one savepoint.
+    expect(statements.filter((s) => s.includes('INSERT INTO eventlog.event'))).toHaveLength(1);
+    expect(statements.filter((s) => s.startsWith('SAVEPOINT'))).toHaveLength(1);
+    expect({ request: await logged(request.topic, 1), reply: await logged(reply.topic, 1) }).toEqual({ request: 1, reply: 1 });
+  });
+
+  it('a consumer failing after another appended its reply: the shared savepoint rolls back, each is offered again alone, the reply is logged once', async () => {
+    batches.length = 0;
+    bothFailsOnce.add(3);
+    await produce(3);
+    // The replier applied inline (on the second offer); the consumer of both failed there too and got the normal delivery.
+    expect(await inbox('replier')).toBe(2);
+    await waitFor('the consumer of both after the retry', async () => batches.some((b) => b.seqs.includes(3)), 20_000, 50);
+    expect(batches.flatMap((b) => b.seqs)).toEqual([3, 3]);
+    expect({ request: await logged(request.topic, 3), reply: await logged(reply.topic, 3) }).toEqual({ request: 1, reply: 1 });
+  });
+
+  it('what a rolled-back savepoint of the producer appended is never logged nor offered; a released one\'s is', async () => {
+    batches.length = 0;
+    await ds.transaction(async (m) => {
+      const writer = new OutboxWriter(schema, 'test', transport);
+      await m.transaction((inner) => writer.append(inner, request, { intentId: randomUUID(), seq: 4 })); // released
+      await m.transaction(async (inner) => {
+        await writer.append(inner, request, { intentId: randomUUID(), seq: 5 });
+        throw new Error('undone');
+      }).catch(() => undefined);
+    });
+    expect({ kept: await logged(request.topic, 4), undone: await logged(request.topic, 5) }).toEqual({ kept: 1, undone: 0 });
+    expect(batches.flatMap((b) => b.seqs)).toEqual([4, 4]);
   });
 
   it('a replier whose savepoint rolled back leaves no reply to offer; the normal delivery retries it and the reply arrives once', async () => {
     batches.length = 0;
-    failOnce.add(2);
+    failOffered.set(2, 2); // offered with the others, then alone
     await produce(2);
     expect(batches).toEqual([{ topics: [request.topic], seqs: [2] }]);
     await waitFor('the reply after the retry', async () => batches.some((b) => b.topics.includes(reply.topic)), 20_000, 50);

@@ -1,7 +1,7 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Logger } from 'pino';
 import { ContractViolationError } from '@tollgate/contracts';
-import { type Deferrable, type DeliveredMessage, type EventTransport, type Subscription } from '../transport/event-transport';
+import { type Deferrable, type DeliveredMessage, type EventTransport, type InlineMode, type Subscription } from '../transport/event-transport';
 import { OutboxWriter } from '../outbox/outbox-writer';
 import { decodeOnce } from './decode-once';
 import { DEGRADED_AFTER_MS, isTransientFailure, retryDelayMs, TRANSIENT_BUDGET_MS } from './failure-policy';
@@ -107,7 +107,7 @@ export class InboxConsumer {
       ...(this.options.lingerMs ? { lingerMs: this.options.lingerMs } : {}),
       ...(this.options.maxBatchSize ? { maxBatchSize: this.options.maxBatchSize } : {}),
       ...(this.options.deferrable ? { deferrable: this.options.deferrable } : {}),
-      ...(this.options.inline ? { applyInline: (messages: readonly DeliveredMessage[], manager: EntityManager) => this.applyInline(messages, manager), inlineTopics: this.options.inline } : {}),
+      ...(this.options.inline ? { applyInline: (messages: readonly DeliveredMessage[], manager: EntityManager, mode: InlineMode) => this.applyInline(messages, manager, mode), inlineTopics: this.options.inline } : {}),
       handleBatch: (messages) => this.onBatch(messages),
     });
     this.scheduleRedrive();
@@ -134,31 +134,29 @@ export class InboxConsumer {
   }
 
   /**
-   * Messages a transaction of this process just appended, applied inside it under a savepoint (embedded mode, a consumer
-   * on the critical path): its inbox record and handlers commit with the producer's facts, each service still writing
-   * only its own tables. Any failure rolls back to the savepoint — the producer's facts stand — and leaves the
-   * messages to the normal delivery, with its retries and parking. Work scheduled after commit waits for the outer one.
+   * Messages a transaction of this process just appended, applied inside it (embedded mode, a consumer on the critical
+   * path): its handlers commit with the producer's facts, each service still writing only its own tables. Under the
+   * transport's savepoint (`together`) a failure is thrown to it; under this consumer's own (`each`) a failure rolls
+   * back to it — the producer's facts stand — and leaves the messages to the normal delivery, with its retries and
+   * parking. Work scheduled after commit waits for the outer one.
    */
-  async applyInline(messages: readonly DeliveredMessage[], manager: EntityManager): Promise<boolean> {
+  async applyInline(messages: readonly DeliveredMessage[], manager: EntityManager, mode: InlineMode = 'each'): Promise<boolean> {
     const runner = manager.queryRunner;
     if (!runner?.isTransactionActive || this.stopping) return false;
-    const items: Decoded[] = [];
-    for (const message of messages) {
-      const handler = this.byTopic.get(message.topic);
-      if (!handler) continue;
-      if (!this.options.inline?.includes(message.topic)) return false; // all or nothing: the rest is handed on as usual
-      try {
-        items.push({ message, handler, ...decodeOnce(handler.event, message.value) });
-      } catch {
-        return false; // a message that breaks its contract is parked by the normal delivery
-      }
-    }
-    if (items.length === 0) return false;
+    const items = this.decodeInline(messages);
+    if (!items) return false;
     const after: Array<() => Promise<void> | void> = [];
-    await runner.startTransaction(); // a savepoint: TypeORM nests it, and the commit hand-off drops what it appended on rollback
-    try {
+    const apply = async () => {
       await this.applier.apply(manager, items, after);
       for (const fn of after) afterCommit(runner, () => void Promise.resolve(fn()).catch((err) => this.options.logger.error({ err }, 'after-commit step failed')));
+    };
+    if (mode === 'together') {
+      await apply();
+      return true;
+    }
+    await runner.startTransaction(); // a savepoint: TypeORM nests it, and the commit hand-off drops what it appended on rollback
+    try {
+      await apply();
       await runner.commitTransaction();
       return true;
     } catch (err) {
@@ -166,6 +164,22 @@ export class InboxConsumer {
       this.options.logger.debug({ err }, 'applying in the producer\'s transaction failed; left to the normal delivery');
       return false;
     }
+  }
+
+  /** The messages decoded for inline application; undefined when they are not all this consumer's to apply inline. */
+  private decodeInline(messages: readonly DeliveredMessage[]): Decoded[] | undefined {
+    const items: Decoded[] = [];
+    for (const message of messages) {
+      const handler = this.byTopic.get(message.topic);
+      if (!handler) continue;
+      if (!this.options.inline?.includes(message.topic)) return undefined; // all or nothing: the rest is handed on as usual
+      try {
+        items.push({ message, handler, ...decodeOnce(handler.event, message.value) });
+      } catch {
+        return undefined; // a message that breaks its contract is parked by the normal delivery
+      }
+    }
+    return items.length > 0 ? items : undefined;
   }
 
   /** Visible for tests: handles delivered messages exactly as the subscription does. */

@@ -32,8 +32,13 @@ export function afterCommit(runner: QueryRunner, deliver: () => void): void {
 class CommitHandOffSubscriber implements EntitySubscriberInterface {
   afterTransactionCommit(event: TransactionCommitEvent): void {
     const runner = event.queryRunner;
-    // A released savepoint is not a commit: the outer transaction may still roll back.
-    if (runner.isTransactionActive) return;
+    if (runner.isTransactionActive) {
+      // A released savepoint is not a commit: the outer transaction may still roll back, and what was appended inside
+      // the savepoint now belongs to the level it was released into.
+      const depth = depthOf(runner);
+      for (const p of (runner.data[KEY] ?? []) as PendingHandOff[]) p.depth = Math.min(p.depth, depth);
+      return;
+    }
     const pending = (runner.data[KEY] ?? []) as PendingHandOff[];
     delete runner.data[KEY];
     for (const p of pending) {

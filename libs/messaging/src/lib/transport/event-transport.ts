@@ -36,6 +36,13 @@ export interface Deferrable {
   upToMs: number;
 }
 
+/**
+ * How an inline application is guarded: `together` — the transport holds one savepoint around every consumer's inline
+ * work, and a failure is thrown to it (it then offers everything again, `each`); `each` — the consumer takes a
+ * savepoint of its own, and a failure rolls back only its work and returns false.
+ */
+export type InlineMode = 'together' | 'each';
+
 export interface SubscribeOptions {
   groupId: string;
   topics: readonly string[];
@@ -62,11 +69,11 @@ export interface SubscribeOptions {
   handleBatch(messages: readonly DeliveredMessage[]): Promise<void>;
   /**
    * Embedded mode's shared transaction: messages a transaction of this process appended, applied inside that very
-   * transaction right before it commits (under a savepoint, so a failure undoes only this consumer's work). True when
-   * applied — the transport then does not hand them on again; false leaves them to the normal delivery. A transport
-   * whose log is elsewhere (Kafka) never calls it. Only messages of `inlineTopics` are offered.
+   * transaction right before it commits. True when applied — the transport then does not hand them on again; false
+   * leaves them to the normal delivery. A transport whose log is elsewhere (Kafka) never calls it. Only messages of
+   * `inlineTopics` are offered. `mode` says who guards the producer's facts against a failure (see InlineMode).
    */
-  applyInline?(messages: readonly DeliveredMessage[], manager: EntityManager): Promise<boolean>;
+  applyInline?(messages: readonly DeliveredMessage[], manager: EntityManager, mode: InlineMode): Promise<boolean>;
   /** The topics `applyInline` takes (the rest of a transaction's messages are handed on after commit as usual). */
   inlineTopics?: readonly string[];
 }

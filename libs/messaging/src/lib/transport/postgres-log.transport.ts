@@ -6,7 +6,7 @@ import {
   type DeliveredMessage, type EventTransport, retryUntilStopped, type SqlExecutor, type SubscribeOptions, type Subscription, type TransportMessage,
 } from './event-transport';
 import { afterCommit } from './commit-hand-off';
-import { applyAtCommit } from './inline-at-commit';
+import { appendAtCommit, type CommitLog } from './inline-at-commit';
 import { type LogSnapshot, parseSnapshot } from './log-snapshot';
 import { advance, covers, deferralMs, type Group, handOnTo, type LogTiming, newGroup, nextReadInMs, readDue, sleep, wantRead } from './log-group';
 import {
@@ -90,7 +90,7 @@ export class PostgresLogTransport implements EventTransport {
     if (!this.pool) throw new Error('event log transport is not connected');
     if (messages.length === 0) return;
     const { rows } = await this.pool.query<AppendResult>(APPEND, appendParameters(messages));
-    this.handOn(rows[0]!, messages);
+    this.handOn(BigInt(rows[0]!.txid), deliveredOf(rows[0]!, messages));
   }
 
   /** Lag per group: events of its topics not yet covered by its saved position (saved every `positionFlushMs`). */
@@ -105,18 +105,29 @@ export class PostgresLogTransport implements EventTransport {
     return out;
   }
 
+  /**
+   * Inside a TypeORM transaction the messages wait for its commit: its consumers on the critical path are offered them
+   * first, then everything the transaction appended is written in one statement (see `appendAtCommit`). Any other
+   * executor writes them now; NOTIFY and a read deliver them.
+   */
   async appendInTransaction(executor: SqlExecutor, messages: readonly TransportMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const result = await executor.query(APPEND, appendParameters(messages));
-    const row = (Array.isArray(result) ? result[0] : (result as { rows: AppendResult[] }).rows[0]) as AppendResult;
     const runner = (executor as Partial<EntityManager>).queryRunner;
-    // Handed on after commit where the transaction is a TypeORM one; otherwise NOTIFY and a read deliver it.
-    if (!runner?.isTransactionActive) return;
-    this.awaitingCommit.set(BigInt(row.txid), Date.now());
-    afterCommit(runner, () => this.handOn(row, messages));
-    applyAtCommit(runner, () => this.groups.values(), deliveredOf(row, messages));
+    if (runner?.isTransactionActive) appendAtCommit(runner, this.commitLog, messages);
+    else await executor.query(APPEND, appendParameters(messages));
   }
 
+  private readonly commitLog: CommitLog = {
+    groups: () => this.groups.values(),
+    write: async (runner, messages) => {
+      const [row] = (await runner.query(APPEND, appendParameters(messages))) as AppendResult[];
+      const delivered = deliveredOf(row!, messages);
+      delivered.forEach((d, i) => (messages[i]!.offset = d.offset));
+      const txid = BigInt(row!.txid);
+      this.awaitingCommit.set(txid, Date.now());
+      afterCommit(runner, () => this.handOn(txid, messages));
+    },
+  };
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (!this.pool) throw new Error('event log transport is not connected');
@@ -178,7 +189,6 @@ export class PostgresLogTransport implements EventTransport {
     }
   }
 
-
   private async run(group: Group): Promise<void> {
     while (!group.stopped) {
       try {
@@ -194,9 +204,6 @@ export class PostgresLogTransport implements EventTransport {
       }
     }
   }
-
-
-
 
   /** Hands on what committed transactions of this process appended (a lingering group first lets more gather). */
   private async handleHandOffs(group: Group): Promise<void> {
@@ -224,7 +231,6 @@ export class PostgresLogTransport implements EventTransport {
     advance(group, snapshot);
   }
 
-
   /** Moves a stopping group's position past what it handled, if nothing else is waiting in between. */
   private async settle(group: Group): Promise<void> {
     if (group.window || group.delivered.size === 0 || !this.pool) return;
@@ -250,15 +256,11 @@ export class PostgresLogTransport implements EventTransport {
     );
   }
 
-
   /** A committed append of this process: each group of its topics gets the messages without reading the log. */
-  private handOn(row: AppendResult, messages: readonly TransportMessage[]): void {
-    const txid = BigInt(row.txid);
+  private handOn(txid: bigint, delivered: readonly DeliveredMessage[]): void {
     this.awaitingCommit.delete(txid);
-    const delivered = deliveredOf(row, messages);
     for (const g of this.groups.values()) handOnTo(g, txid, delivered);
   }
-
 
   /** A notification names the writing transaction: a group that has it (handed on in process) does not read for it. */
   private notified(payload: string): void {
@@ -277,7 +279,6 @@ export class PostgresLogTransport implements EventTransport {
     for (const [t, at] of this.awaitingCommit) if (at < since) this.awaitingCommit.delete(t);
     return this.awaitingCommit.has(txid);
   }
-
 
   private async listen(): Promise<void> {
     const { logger } = this.options;
