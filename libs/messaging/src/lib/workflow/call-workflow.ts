@@ -6,7 +6,7 @@ import { createLogger } from '@tollgate/observability';
 import { type BatchContext, type BatchEvent, type ParkedContext, perBatch } from '../inbox/handler';
 import { callEventDefinitions, callEventOf } from './call-events';
 import { runCommand, roomForCommands } from './commands';
-import { writeDecision } from './decision';
+import { bookPostings, type PostingEffect, writeDecision } from './decision';
 import { type DueWork, dueWork } from './due-work';
 import { answerParked } from './parked';
 import { type CallInput, type CallWorkflow, type CommandResult, type LifeChange, type StoredLife } from './workflow.types';
@@ -82,17 +82,19 @@ export async function applyCallInputs<R extends StoredLife, C, X, K, O extends C
   const within = hooks.within ?? ((_cause, fn) => fn());
   const changes: LifeChange<R, X>[] = [];
   const commands: C[] = [];
+  const postings: PostingEffect[] = [];
   for (const { intentId, mine, life } of folded) {
     const before = rows.get(intentId);
     const cause = mine.at(-1)!;
     const decision = wf.decide({ before, life, inputs: mine, context });
-    const after = await within(cause, () => writeDecision(wf, m, life, decision, cause.eventId));
+    const after = await within(cause, () => writeDecision(wf, m, life, decision, cause.eventId, postings));
     changes.push({ intentId, before, life: after, extra: decision.extra, inputs: mine, ...(decision.wakeInMs !== undefined ? { wakeInMs: decision.wakeInMs } : {}) });
     for (const command of decision.commands ?? []) {
       commands.push(command);
       if (hooks.afterCommit) await within(cause, async () => hooks.afterCommit!(command));
     }
   }
+  await bookPostings(wf, m, postings);
   await wf.store.save(m, changes);
   if (changes.some((c) => c.wakeInMs === 0)) hooks.dueNow?.();
   return commands;

@@ -2,7 +2,7 @@ import { type EntityManager } from 'typeorm';
 import { type Entry } from '@tollgate/accounting';
 import { type CallState, evolve } from '@tollgate/call-life';
 import { type EventDefinition } from '@tollgate/contracts';
-import { applyPosting } from '@tollgate/persistence';
+import { applyPosting, applyPostings } from '@tollgate/persistence';
 import { type OutboxWriter } from '../outbox/outbox-writer';
 import { type CallEmission, CALL_EVENTS, emittedFact } from './call-events';
 
@@ -41,14 +41,13 @@ export interface EffectTargets {
 }
 
 /**
- * A decision's effects, written in the caller's transaction: its postings, then its events appended through their
- * contracts and folded into the state, then what it announces. Returns the state with the emitted facts in it.
+ * A decision's effects, written in the caller's transaction: its postings (or, given `book`, gathered there to be
+ * booked with the rest of the batch's by `bookPostings`), then its events appended through their contracts and folded
+ * into the state, then what it announces. Returns the state with the emitted facts in it.
  */
-export async function writeDecision(wf: EffectTargets, m: EntityManager, life: CallState, decision: Pick<Decision<unknown, unknown>, 'emit' | 'postings' | 'announce'>, causationId?: string): Promise<CallState> {
-  for (const p of decision.postings ?? []) {
-    if (!wf.ledger) throw new Error(`${wf.name} books a posting but has no ledger`);
-    await applyPosting(m, wf.ledger, p.id, p.kind, p.entries, p.intentId, p.fresh ? { freshId: true } : {});
-  }
+export async function writeDecision(wf: EffectTargets, m: EntityManager, life: CallState, decision: Pick<Decision<unknown, unknown>, 'emit' | 'postings' | 'announce'>, causationId?: string, book?: PostingEffect[]): Promise<CallState> {
+  if (book) book.push(...(decision.postings ?? []));
+  else await bookPostings(wf, m, decision.postings ?? []);
   let state = life;
   for (const e of decision.emit ?? []) {
     if (!wf.outbox) throw new Error(`${wf.name} emits ${e.type} but has no outbox`);
@@ -60,6 +59,21 @@ export async function writeDecision(wf: EffectTargets, m: EntityManager, life: C
     await wf.outbox.append(m, a.event, a.payload, causationId ? { causationId } : {});
   }
   return state;
+}
+
+/**
+ * The postings a batch decided, in the workflow's ledger. Several with no fresh one among them (a batch of calls
+ * settled together) are booked in one statement, not one per call; otherwise each alone, in the order decided (a
+ * fresh posting's one guarded debit gates it, and may need the posting before it: an outside payment's deposit).
+ */
+export async function bookPostings(wf: EffectTargets, m: EntityManager, postings: readonly PostingEffect[]): Promise<void> {
+  if (postings.length === 0) return;
+  if (!wf.ledger) throw new Error(`${wf.name} books a posting but has no ledger`);
+  if (postings.length > 1 && !postings.some((p) => p.fresh)) {
+    await applyPostings(m, wf.ledger, postings);
+    return;
+  }
+  for (const p of postings) await applyPosting(m, wf.ledger, p.id, p.kind, p.entries, p.intentId, p.fresh ? { freshId: true } : {});
 }
 
 /** Appends one emission through its contract (the outbox validates the payload). */

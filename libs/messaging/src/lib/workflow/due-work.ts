@@ -1,7 +1,7 @@
 import { createLogger, inRecordedContext } from '@tollgate/observability';
 import { type CallWorkflow, type CommandResult, type LifeChange, type StoredLife } from './workflow.types';
 import { runCommand } from './commands';
-import { writeDecision } from './decision';
+import { bookPostings, type PostingEffect, writeDecision } from './decision';
 
 /** How many due calls one transaction takes. */
 const DUE_BATCH = 100;
@@ -17,16 +17,18 @@ export async function runDueWork<R extends StoredLife, C, X, K, O extends Comman
   const commands: C[] = [];
   const changed = await dataSource.transaction(async (m) => {
     const changes: LifeChange<R, X>[] = [];
+    const postings: PostingEffect[] = [];
     for (const before of await store.claimDue!(m, limit)) {
       const decision = decideDue.call(wf, { before, life: before.life });
       if (!decision.emit?.length && !decision.postings?.length && !decision.commands?.length) continue;
       const intentId = before.life.intentId;
-      const write = () => writeDecision(wf, m, before.life, decision);
+      const write = () => writeDecision(wf, m, before.life, decision, undefined, postings);
       const headers = wf.traceOf?.(before);
       const life = headers ? await inRecordedContext(`${wf.name} due work`, headers, intentId, write) : await write();
       changes.push({ intentId, before, life, extra: decision.extra, inputs: [] });
       commands.push(...(decision.commands ?? []));
     }
+    await bookPostings(wf, m, postings);
     if (changes.length > 0) await store.save(m, changes);
     return changes.length;
   });

@@ -76,7 +76,7 @@ export async function applyPosting(manager: EntityManager, schema: string, posti
   const entries = allEntries.filter((e) => e.amount !== 0n);
   if (entries.length === 0) return false;
   assertBalanced(postingId, entries);
-  const ordered = [...entries].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : a.account.localeCompare(b.account)));
+  const ordered = inLineOrder(entries);
   // A statement may touch a row only once: one net movement per account and asset, guarded debits apart from the rest.
   const moves = sumPerAccount(ordered).filter((m) => m.amount !== 0n);
   const isGuarded = (m: { account: string; amount: bigint }) => m.amount < 0n && !mayGoNegative(m.account);
@@ -92,6 +92,51 @@ export async function applyPosting(manager: EntityManager, schema: string, posti
   if (r!.recorded === 0) return false;
   if (r!.debited < guarded.length) throw new InsufficientBalance(guarded[0]!.account, guarded[0]!.asset);
   return true;
+}
+
+/** One posting of a batch (see `applyPostings`). */
+export interface PostingToBook { id: string; kind: string; entries: readonly Entry[]; intentId?: string }
+
+/**
+ * Several balanced postings in one statement (a batch of calls settled together): the postings not booked before,
+ * their entries, and every balance moved by the sum of their entries per account and asset (an existing row is
+ * updated, not upserted: an upsert's CHECK sees the bare sum, not the new balance). A posting applied before moves
+ * nothing. No debit is guarded here but by the balance's CHECK: a batch that would take an account that may not
+ * go negative below zero fails as a whole (its caller retries it call by call, where `applyPosting` names the
+ * account). Returns how many postings were recorded.
+ */
+export async function applyPostings(manager: EntityManager, schema: string, postings: readonly PostingToBook[]): Promise<number> {
+  const unique = [...new Map(postings.map((p) => [p.id, p])).values()];
+  const lines = unique.flatMap((p) => {
+    const entries = p.entries.filter((e) => e.amount !== 0n);
+    if (entries.length > 0) assertBalanced(p.id, entries);
+    return inLineOrder(entries).map((e, seq) => ({ postingId: p.id, seq, ...e }));
+  });
+  const booked = unique.filter((p) => lines.some((l) => l.postingId === p.id));
+  if (booked.length === 0) return 0;
+  const [r] = await select(manager, POSTED, ['recorded'], `
+    WITH p AS (INSERT INTO "${schema}".posting (posting_id, kind, intent_id) SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[])
+               ON CONFLICT DO NOTHING RETURNING posting_id),
+    e AS (INSERT INTO "${schema}".entry (posting_id, seq, account, asset, amount)
+          SELECT x.posting_id, x.seq, x.account, x.asset, x.amount FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::bigint[])
+            AS x(posting_id, seq, account, asset, amount) JOIN p USING (posting_id)
+          RETURNING account, asset, amount),
+    s AS (SELECT account, asset, sum(amount) AS amount FROM e GROUP BY account, asset),
+    u AS (UPDATE "${schema}".balance b SET balance = b.balance + s.amount FROM s WHERE b.account = s.account AND b.asset = s.asset
+          RETURNING b.account, b.asset),
+    i AS (INSERT INTO "${schema}".balance AS b (account, asset, balance)
+          SELECT s.account, s.asset, s.amount FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.account = s.account AND u.asset = s.asset)
+          ON CONFLICT (account, asset) DO UPDATE SET balance = b.balance + EXCLUDED.balance RETURNING 1)
+    SELECT (SELECT count(*) FROM p)::int AS recorded`, [
+    booked.map((p) => p.id), booked.map((p) => p.kind), booked.map((p) => p.intentId ?? null),
+    lines.map((l) => l.postingId), lines.map((l) => l.seq), lines.map((l) => l.account), lines.map((l) => l.asset), lines.map((l) => l.amount.toString()),
+  ]);
+  return r!.recorded;
+}
+
+/** A posting's lines in the order they are numbered: debits first, then by account. */
+function inLineOrder(entries: readonly Entry[]): Entry[] {
+  return [...entries].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : a.account.localeCompare(b.account)));
 }
 
 function assertBalanced(postingId: string, entries: readonly Entry[]): void {

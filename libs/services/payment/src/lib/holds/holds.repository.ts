@@ -194,10 +194,13 @@ export const Holds = {
       [agentId, counters.map((x) => x.kind), counters.map((x) => x.bucket), counters.map((x) => x.key), counters.map((x) => x.amount.toString())]);
   },
 
-  /** The hold's state after its end, with the amount captured (null when voided); `open` is the model's answer. */
-  async saveEnd(m: EntityManager, holdId: string, life: CallState, capturedMinor: bigint | null): Promise<void> {
-    await m.query('UPDATE payment.hold SET life = $2, open = $3, captured_minor = $4, resolved_at = now() WHERE hold_id = $1',
-      [holdId, JSON.stringify(life), !isTerminal(life), capturedMinor?.toString() ?? null]);
+  /** The holds' states after their end, each with the amount captured (null when voided), in one statement; `open` is the model's answer. */
+  async saveEnds(m: EntityManager, ends: readonly { holdId: string; life: CallState; captured: bigint | null }[]): Promise<void> {
+    if (ends.length === 0) return;
+    await m.query(
+      `UPDATE payment.hold h SET life = x.life, open = x.open, captured_minor = x.captured, resolved_at = now()
+         FROM unnest($1::uuid[], $2::jsonb[], $3::boolean[], $4::bigint[]) AS x(hold_id, life, open, captured) WHERE h.hold_id = x.hold_id`,
+      [ends.map((e) => e.holdId), ends.map((e) => JSON.stringify(e.life)), ends.map((e) => !isTerminal(e.life)), ends.map((e) => e.captured?.toString() ?? null)]);
   },
 
 };

@@ -59,9 +59,9 @@ export class HoldEndWorkflow implements CallWorkflow<EndingHold, Collect, HoldEn
 
   /** The hold's row at its end, the counters given back, and an authorization's next life. */
   private async save(m: EntityManager, changes: readonly LifeChange<EndingHold, HoldEnd>[]): Promise<void> {
-    for (const { before: hold, life, extra } of changes) {
+    await Holds.saveEnds(m, changes.flatMap(({ before: hold, life, extra }) => (hold && extra ? [{ holdId: hold.holdId, life, captured: extra.captured }] : [])));
+    for (const { before: hold, extra } of changes) {
       if (!hold || !extra) continue;
-      await Holds.saveEnd(m, hold.holdId, life, extra.captured);
       if (extra.uncount) await Holds.uncount(m, hold.agentId, extra.uncount);
       if (extra.authorization) await X402Attempts.saveLife(m, hold.intentId, extra.authorization, { keepLease: false, retryInMs: 0, releaseNonce: false });
     }

@@ -1,0 +1,63 @@
+/**
+ * Medium tier (real PostgreSQL with payment's migrations): the postings a batch of calls decided are booked in one
+ * statement (`applyPostings`): every balance moves by the sum of the new postings' lines, a posting booked before moves
+ * nothing, and a batch that would take an account that may not go negative below zero leaves nothing at all
+ * (R-budgets: statements per call; money: balanced double entry, nothing twice).
+ */
+import { randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { accountKey, Movements } from '@tollgate/accounting';
+import { applyPosting, applyPostings, balanceOf, openServiceDataSource } from '@tollgate/persistence';
+import { createTestDatabase } from '@tollgate/testing';
+import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
+
+jest.setTimeout(60_000);
+
+describe('a batch of postings in one statement (medium tier)', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+  const owner = `owner-${randomUUID()}`;
+  const usdc = (minor: bigint) => ({ minor, asset: 'USDC' });
+  const balance = (kind: 'available' | 'held') => balanceOf(ds.manager, 'payment', accountKey({ kind, ownerId: owner }), 'USDC');
+  const clearing = () => balanceOf(ds.manager, 'payment', accountKey({ kind: 'clearing' }), 'USDC');
+  const count = async (sql: string, p: unknown[]) => Number((await ds.query(sql, p))[0].n);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tollgate_pay_batch');
+    ds = await openServiceDataSource(paymentDataSourceOptions(db.url));
+    await ds.transaction((m) => applyPosting(m, 'payment', `deposit:${randomUUID()}`, 'deposit', Movements.deposit(owner, usdc(100n))));
+    for (const id of ['a', 'b', 'c']) await ds.transaction((m) => applyPosting(m, 'payment', `hold:${owner}:${id}`, 'hold', Movements.hold(owner, usdc(20n))));
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  it('captures of three holds in one statement move each balance by their sum; booking them again moves nothing', async () => {
+    const captures = ['a', 'b', 'c'].map((id) => ({ id: `capture:${owner}:${id}`, kind: 'capture', entries: Movements.capture(owner, usdc(20n), 15n) }));
+    const before = await clearing();
+    expect(await ds.transaction((m) => applyPostings(m, 'payment', captures))).toBe(3);
+    // Each hold of 20: 15 to clearing, 5 back to available.
+    expect({ held: await balance('held'), available: await balance('available'), clearing: (await clearing()) - before }).toEqual({ held: 0n, available: 55n, clearing: 45n });
+    expect(await count(`SELECT count(*)::int AS n FROM payment.entry WHERE posting_id = ANY($1)`, [captures.map((c) => c.id)])).toBe(9);
+    expect(await ds.transaction((m) => applyPostings(m, 'payment', [...captures, captures[0]!]))).toBe(0);
+    expect({ held: await balance('held'), available: await balance('available') }).toEqual({ held: 0n, available: 55n });
+  });
+
+  it('a batch that would take a wallet below zero fails whole: no posting, no line, no balance moved', async () => {
+    const fresh = `hold:${owner}:${randomUUID()}`;
+    const tooMuch = [
+      { id: fresh, kind: 'hold', entries: Movements.hold(owner, usdc(50n)) },
+      { id: `hold:${owner}:${randomUUID()}`, kind: 'hold', entries: Movements.hold(owner, usdc(10n)) },
+    ];
+    await expect(ds.transaction((m) => applyPostings(m, 'payment', tooMuch))).rejects.toThrow(/balance_never_negative/);
+    expect(await count(`SELECT count(*)::int AS n FROM payment.posting WHERE posting_id = $1`, [fresh])).toBe(0);
+    expect({ held: await balance('held'), available: await balance('available') }).toEqual({ held: 0n, available: 55n });
+  });
+
+  it('an unbalanced posting is refused before anything is written', async () => {
+    const lopsided = [{ id: `deposit:${randomUUID()}`, kind: 'deposit', entries: [{ account: accountKey({ kind: 'available', ownerId: owner }), asset: 'USDC', amount: 5n }] }, { id: 'x', kind: 'deposit', entries: Movements.deposit(owner, usdc(1n)) }];
+    await expect(ds.transaction((m) => applyPostings(m, 'payment', lopsided))).rejects.toThrow(/does not balance/);
+    expect(await balance('available')).toBe(55n);
+  });
+});
