@@ -30,6 +30,8 @@ describe('consumers on the critical path apply a transaction\'s appends at its c
   const failOffered = new Map<number, number>();
   /** Seqs whose first application by the consumer of both must fail (after the replier's reply was appended). */
   const bothFailsOnce = new Set<number>();
+  /** The replier's after-commit steps that ran, by seq. */
+  const repliedAfterCommit: number[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase('tollgate_inline');
@@ -39,13 +41,14 @@ describe('consumers on the critical path apply a transaction\'s appends at its c
     const writer = new OutboxWriter(schema, 'test', transport);
     const replier = new InboxConsumer({
       name: 'replier', producer: 'test', schema, dataSource: ds, transport, logger, inline: [request.topic],
-      handlers: [on(request, async ({ payload, manager }) => {
+      handlers: [on(request, async ({ payload, manager, afterCommit }) => {
         const failures = failOffered.get(payload.seq) ?? 0;
         if (failures > 0) {
           failOffered.set(payload.seq, failures - 1);
           throw new Error('the replier fails');
         }
         await writer.append(manager, reply, { intentId: payload.intentId, seq: payload.seq });
+        afterCommit(() => void repliedAfterCommit.push(payload.seq));
       })],
     });
     const both = new InboxConsumer({
@@ -95,7 +98,7 @@ describe('consumers on the critical path apply a transaction\'s appends at its c
     expect({ replier: await inbox('replier'), both: await inbox('both') }).toEqual({ replier: 1, both: 2 });
     // The request and the reply in one write to the log; both consumers under one savepoint.
     expect(statements.filter((s) => s.includes('INSERT INTO eventlog.event'))).toHaveLength(1);
-    expect(statements.filter((s) => s.startsWith('SAVEPOINT'))).toHaveLength(1);
+    expect(statements.filter((s) => s.startsWith('SAVEPOINT') || s.startsWith('RELEASE'))).toEqual(['SAVEPOINT tollgate_inline']);
     expect({ request: await logged(request.topic, 1), reply: await logged(reply.topic, 1) }).toEqual({ request: 1, reply: 1 });
   });
 
@@ -108,6 +111,8 @@ describe('consumers on the critical path apply a transaction\'s appends at its c
     await waitFor('the consumer of both after the retry', async () => batches.some((b) => b.seqs.includes(3)), 20_000, 50);
     expect(batches.flatMap((b) => b.seqs)).toEqual([3, 3]);
     expect({ request: await logged(request.topic, 3), reply: await logged(reply.topic, 3) }).toEqual({ request: 1, reply: 1 });
+    // What the replier scheduled under the shared savepoint was dropped with it: its after-commit step ran once.
+    expect(repliedAfterCommit.filter((seq) => seq === 3)).toEqual([3]);
   });
 
   it('what a rolled-back savepoint of the producer appended is never logged nor offered; a released one\'s is', async () => {

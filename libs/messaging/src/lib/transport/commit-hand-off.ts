@@ -29,6 +29,17 @@ export function afterCommit(runner: QueryRunner, deliver: () => void): void {
   pending.push({ depth: depthOf(runner), deliver });
 }
 
+/** How many hand-offs the transaction has so far (see `dropHandOffsSince`). */
+export function handOffMark(runner: QueryRunner): number {
+  return ((runner.data[KEY] ?? []) as PendingHandOff[]).length;
+}
+
+/** Drops the hand-offs registered after `mark`: work undone by a savepoint TypeORM does not know of (see `drain`). */
+export function dropHandOffsSince(runner: QueryRunner, mark: number): void {
+  const pending = runner.data[KEY] as PendingHandOff[] | undefined;
+  if (pending) pending.length = Math.min(pending.length, mark);
+}
+
 class CommitHandOffSubscriber implements EntitySubscriberInterface {
   afterTransactionCommit(event: TransactionCommitEvent): void {
     const runner = event.queryRunner;

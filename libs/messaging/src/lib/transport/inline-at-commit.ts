@@ -1,5 +1,6 @@
 import { type DataSource, type EntitySubscriberInterface, type QueryRunner, type TransactionCommitEvent, type TransactionRollbackEvent } from 'typeorm';
 import { type DeliveredMessage, type InlineMode, type TransportMessage } from './event-transport';
+import { dropHandOffsSince, handOffMark } from './commit-hand-off';
 import { type Group, rememberInline } from './log-group';
 
 /** The embedded log as the commit of one of its writers' transactions sees it (the transport implements it). */
@@ -78,23 +79,30 @@ async function offer(work: CommitWork, runner: QueryRunner, mode: InlineMode, be
   }
 }
 
+/** The savepoint the consumers' inline work shares (taken by hand: TypeORM's would cost a RELEASE per commit). */
+const SHARED_SAVEPOINT = 'tollgate_inline';
+
 /**
- * The consumers' inline work, under one savepoint for all of them (two statements per transaction, not two per
- * consumer). Should any of them fail, the savepoint is rolled back — the producer's facts stand — and they are offered
- * again each under a savepoint of its own, so one failing consumer leaves only its own messages to the normal delivery.
+ * The consumers' inline work, under one savepoint for all of them: one statement per transaction, not a SAVEPOINT and
+ * a RELEASE per consumer (COMMIT releases it). Should any of them fail, the transaction goes back to the savepoint —
+ * the producer's facts stand, and what the consumers appended or scheduled after commit is dropped — and they are
+ * offered again each under a savepoint of its own, so one failing consumer leaves only its own messages to the normal
+ * delivery.
  */
 async function drain(work: CommitWork, runner: QueryRunner): Promise<void> {
+  const mark = { appended: work.appended.length, handOffs: handOffMark(runner) };
   let opened = false;
   const open = async () => {
     if (opened) return;
-    await runner.startTransaction();
+    await runner.query(`SAVEPOINT ${SHARED_SAVEPOINT}`);
     opened = true;
   };
   try {
     await offer(work, runner, 'together', open);
-    if (opened) await runner.commitTransaction();
   } catch {
-    if (opened) await runner.rollbackTransaction(); // drops what the consumers appended (see the rollback hook)
+    if (opened) await runner.query(`ROLLBACK TO SAVEPOINT ${SHARED_SAVEPOINT}`);
+    work.appended.length = mark.appended;
+    dropHandOffsSince(runner, mark.handOffs);
     work.offered.clear();
     work.applied.length = 0;
     await offer(work, runner, 'each', () => Promise.resolve());
