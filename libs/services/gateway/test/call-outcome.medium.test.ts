@@ -128,6 +128,31 @@ describe('the gateway folds a call\'s events with the call-life model (medium ti
     for (const l of lives) expect(status((await Calls.find(ds, l.intentId))!.life)).toBe('settled');
   });
 
+  it('a call recorded in the fold\'s own transaction is folded without reading it again; a second fold there reads what the first saved', async () => {
+    const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 250, free: false, fallbacks: 0, branch: 'confirmed', final: false });
+    const [held, ...rest] = life.events.filter((e) => e.type !== 'CallRequested');
+    const seen: string[] = [];
+    await ds.transaction(async (m) => {
+      const request = requestOf(life);
+      if (request.type !== 'CallRequested') throw new Error('not a request');
+      const p = request.payload;
+      await Calls.insert(m, {
+        intent_id: life.intentId, agent_id: randomUUID(), mcp_url_id: randomUUID(), tool_id: p.toolId, price_minor: p.price.amountMinor, asset: p.price.asset,
+        asset_decimals: 6, access_policy: null, operation_key: null, deadline_at: new Date(p.deadlineAt), life: evolve(initialState(life.intentId), request),
+      });
+      const query = m.query.bind(m);
+      m.query = ((sql: string, params?: unknown[]) => {
+        seen.push(sql.trim().split(/\s+/)[0]!);
+        return query(sql, params);
+      }) as typeof m.query;
+      await record.execute(m, [held!]);
+      await record.execute(m, rest);
+    });
+    // The hold's fold took the inserted state (no read); the next fold read the row the first one saved.
+    expect(seen).toEqual(['UPDATE', 'SELECT', 'UPDATE']);
+    expect((await Calls.find(ds, life.intentId))!.life).toEqual(foldCall(life.intentId, life.events));
+  });
+
   it('one call\'s events folded by two transactions at once (two consumers): neither fold is lost', async () => {
     const life = lifeOf({ intentId: randomUUID(), holdId: randomUUID(), priceMinor: 250, free: false, fallbacks: 0, branch: 'confirmed', final: false });
     await insert(life);

@@ -66,6 +66,20 @@ export interface CallChange {
 
 type Executor = Pick<EntityManager, 'query'>;
 
+const INSERTED = 'tollgateCallsInserted';
+
+/**
+ * The calls this transaction inserted, with the state it wrote. An insert locks its row until the transaction ends,
+ * so the first fold in the same transaction (embedded mode: the hold, applied as the request commits) takes the state
+ * from here instead of reading the row again. A save forgets the call: a savepoint may undo the save, so later folds
+ * read the row. Kept on the transaction's query runner: a new transaction starts empty.
+ */
+function insertedIn(m: Executor): Map<string, CallState> | undefined {
+  const runner = (m as Partial<EntityManager>).queryRunner;
+  if (!runner?.isTransactionActive) return undefined;
+  return (runner.data[INSERTED] ??= new Map()) as Map<string, CallState>;
+}
+
 /** Every statement on `gateway.call` and `gateway.operation_key`. */
 export const Calls = {
 
@@ -76,6 +90,7 @@ export const Calls = {
       [call.intent_id, call.agent_id, call.mcp_url_id, call.tool_id, call.price_minor, call.asset, call.asset_decimals,
         call.access_policy ? JSON.stringify(call.access_policy) : null, call.operation_key, call.deadline_at, JSON.stringify(call.life)],
     );
+    insertedIn(m)?.set(call.intent_id, call.life);
   },
 
   async find(m: Executor, intentId: string): Promise<StoredCall | undefined> {
@@ -85,15 +100,24 @@ export const Calls = {
     return row;
   },
 
-  /** The states of these calls, locked for this transaction (in key order: two batches never wait on each other in a circle). */
+  /**
+   * The states of these calls, locked for this transaction (in key order: two batches never wait on each other in a
+   * circle); a call this transaction inserted and has not saved since is known already, locked by its insert.
+   */
   async lockLives(m: Executor, intentIds: readonly string[]): Promise<Map<string, CallState>> {
-    const rows = await select(m, CALL, ['intent_id', 'life'], 'SELECT intent_id, life FROM gateway.call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [intentIds]);
-    return new Map(rows.map((r) => [r.intent_id, r.life]));
+    const inserted = insertedIn(m);
+    const known = new Map(intentIds.flatMap((id) => (inserted?.has(id) ? [[id, inserted.get(id)!] as const] : [])));
+    const rest = intentIds.filter((id) => !known.has(id));
+    if (rest.length === 0) return known;
+    const rows = await select(m, CALL, ['intent_id', 'life'], 'SELECT intent_id, life FROM gateway.call WHERE intent_id = ANY($1::uuid[]) ORDER BY intent_id FOR UPDATE', [rest]);
+    return new Map([...known, ...rows.map((r) => [r.intent_id, r.life] as const)]);
   },
 
   /** Saves states (and `answered`, from the model) in one statement; a body arrived in the batch replaces the stored one. */
   async saveLives(m: Executor, changes: readonly CallChange[]): Promise<void> {
     if (changes.length === 0) return;
+    const inserted = insertedIn(m);
+    for (const c of changes) inserted?.delete(c.intentId);
     await m.query(
       `UPDATE gateway.call c SET life = x.life, result = CASE WHEN c.answer_expired_at IS NULL THEN COALESCE(x.body, c.result) END,
               answered = x.answered, updated_at = now()
