@@ -9,8 +9,9 @@ import { type EntityManager } from 'typeorm';
  *  - Delivery is at least once. Within one topic, messages with the same key
  *    are delivered in the order they were published.
  *  - A subscription's handler gets batches: consecutive messages of one
- *    partition, in order. The position advances past a batch only after the
- *    handler resolves. A handler that throws gets the same batch again (with
+ *    partition, in order (a lingering subscription's batch may hold several
+ *    partitions' and topics', each partition's in order). The position
+ *    advances past a batch only after the handler resolves. A handler that throws gets the same batch again (with
  *    back-off), and nothing behind it on that partition is delivered first.
  *  - A new consumer group starts from the oldest retained message when
  *    `fromBeginning` is true, else from the end.
@@ -50,6 +51,7 @@ export interface SubscribeOptions {
   /**
    * For consumers off the critical path (projections, bookkeeping): once caught up, wait this long (ms) after the
    * first new message so that more arrive and are handled in one batch — fewer transactions for a little latency.
+   * Kafka then also hands the partitions of one fetch to the handler together (every call event has a topic of its own).
    */
   lingerMs?: number;
   /**
@@ -65,7 +67,7 @@ export interface SubscribeOptions {
    * handled side by side never deadlock.
    */
   maxBatchSize?: number;
-  /** Consecutive messages of one partition, in order (never empty). */
+  /** Consecutive messages of one partition, in order (never empty); with `lingerMs`, maybe of several, each in order. */
   handleBatch(messages: readonly DeliveredMessage[]): Promise<void>;
   /**
    * Embedded mode's shared transaction: messages a transaction of this process appended, applied inside that very

@@ -1,5 +1,6 @@
 import { type Consumer, type ConsumerConfig, type EachBatchPayload, Kafka, logLevel, Partitioners, type Producer, type LogEntry } from 'kafkajs';
 import { type Logger } from 'pino';
+import { GATHERED_PARTITIONS, PartitionGather } from './kafka-gather';
 import { OffsetCommitter } from './kafka-offsets';
 import { type DeliveredMessage, type EventTransport, retryUntilStopped, type SubscribeOptions, type Subscription, type TransportMessage } from './event-transport';
 
@@ -32,6 +33,8 @@ interface ConsumerMember {
   offsets?: OffsetCommitter;
   healthy: boolean;
   stopped: boolean;
+  /** A lingering subscription's: its partitions' chunks handled together (see PartitionGather). */
+  gather?: PartitionGather;
 }
 
 /** The distributed driver (kafkajs). Delivery contract: see event-transport.ts. */
@@ -177,6 +180,7 @@ export class KafkaTransport implements EventTransport {
   private async startMember(member: ConsumerMember, options: SubscribeOptions, restart: () => void): Promise<void> {
     const consumer = this.kafka.consumer(consumerConfig(this.prefix + options.groupId, options.lingerMs));
     member.consumer = consumer;
+    if (options.lingerMs) member.gather = new PartitionGather((messages, heartbeat) => this.handleChunk(member, options, messages, heartbeat));
     member.offsets?.close();
     const offsets = new OffsetCommitter(consumer, OFFSET_COMMIT_INTERVAL_MS, this.options.logger);
     member.offsets = offsets;
@@ -216,7 +220,8 @@ export class KafkaTransport implements EventTransport {
       // One batch at a time per consumer: a batch's transaction updates the rows of several calls, and two batches of
       // the same group side by side (one call's events travel on several topics) could lock them in opposite orders.
       // Batches, not parallel partitions, carry the throughput; a second instance of the service takes half the partitions.
-      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
+      // A lingering subscription takes its partitions side by side only to gather them into one handler call.
+      partitionsConsumedConcurrently: member.gather ? GATHERED_PARTITIONS : (this.options.partitionsConsumedConcurrently ?? 1),
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.eachBatch(member, options, payload),
     });
@@ -235,14 +240,7 @@ export class KafkaTransport implements EventTransport {
         value: message.value?.toString() ?? '',
         headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v?.toString() ?? ''])),
       }));
-      // While the handler keeps failing (a database outage), the member keeps heartbeating: it stays in its group instead
-      // of being evicted after the session timeout. A heartbeat that fails (a rebalance) ends the batch; it is redelivered.
-      const done = await retryUntilStopped(
-        () => options.handleBatch(chunk),
-        () => member.stopped,
-        (error, tries) => this.options.logger.warn({ err: error, topic, partition: batch.partition, offset: chunk[0]!.offset, tries }, 'batch handler failed; will redeliver'),
-        heartbeat,
-      );
+      const done = member.gather ? await member.gather.add(chunk, heartbeat) : await this.handleChunk(member, options, chunk, heartbeat);
       // Throwing leaves the offset uncommitted, so the batch is redelivered after the stop.
       if (!done) throw new Error('subscription stopped before the batch was handled');
       resolveOffset(chunk.at(-1)!.offset);
@@ -250,6 +248,16 @@ export class KafkaTransport implements EventTransport {
       if (member.stopped || member.offsets?.due()) await member.offsets?.commit();
       await heartbeat();
     }
+  }
+
+  /**
+   * The handler over one chunk until it succeeds. While it keeps failing (a database outage), the member keeps
+   * heartbeating: it stays in its group instead of being evicted after the session timeout. A heartbeat that fails (a
+   * rebalance) ends the batch; it is redelivered.
+   */
+  private handleChunk(member: ConsumerMember, options: SubscribeOptions, chunk: DeliveredMessage[], heartbeat: () => Promise<void>): Promise<boolean> {
+    return retryUntilStopped(() => options.handleBatch(chunk), () => member.stopped, (error, tries) => this.options.logger.warn(
+      { err: error, topic: chunk[0]!.topic, partition: chunk[0]!.partition, offset: chunk[0]!.offset, tries }, 'batch handler failed; will redeliver'), heartbeat);
   }
 
   isReady(): boolean {
