@@ -1,7 +1,8 @@
 /**
- * A lingering subscription on the real Kafka broker gets one fetch's messages of several topics and partitions in one
- * handler call (one transaction for a projection, not one per partition), each partition's messages still in order;
- * a failing call is redelivered whole, before anything behind it (R-budgets: transactions per call, distributed).
+ * A subscription on the real Kafka broker gets one fetch's messages of several topics and partitions in one handler
+ * call (one transaction, not one per partition), each partition's messages still in order — a lingering one within a
+ * few ms, one on the critical path without waiting; a failing call is redelivered whole, before anything behind it
+ * (R-budgets: transactions per call, distributed).
  */
 import { createLogger } from '@tollgate/observability';
 import { ensureTopics, TEST_KAFKA_BROKERS, uniqueName, waitFor } from '@tollgate/testing';
@@ -10,7 +11,7 @@ import { type DeliveredMessage, KafkaTransport, type Subscription } from '../src
 jest.setTimeout(120_000);
 const logger = createLogger('kafka-gather-test', 'silent');
 
-describe('a lingering Kafka subscription gathers its partitions into one handler call', () => {
+describe('a Kafka subscription gathers its partitions into one handler call', () => {
   let transport: KafkaTransport;
   let subscription: Subscription | undefined;
   const base = uniqueName('gather').replace(/_/g, '-');
@@ -53,6 +54,21 @@ describe('a lingering Kafka subscription gathers its partitions into one handler
     for (const p of partitions) {
       const offsets = calls.flat().filter((m) => `${m.topic}/${m.partition}` === p).map((m) => Number(m.offset));
       expect(offsets).toEqual([...offsets].sort((x, y) => x - y));
+    }
+  });
+
+  it('a subscription on the critical path (no linger) gathers what one fetch brings, without waiting for more', async () => {
+    const got: DeliveredMessage[][] = [];
+    const critical = await transport.subscribe({
+      groupId: `${base}-critical`, topics, fromBeginning: true,
+      handleBatch: async (messages) => void got.push([...messages]),
+    });
+    try {
+      await waitFor('round one again, from the beginning', async () => got.flat().filter((m) => m.value.startsWith('1:')).length === 18, 30_000, 50);
+      const partitions = new Set(got.flat().map((m) => `${m.topic}/${m.partition}`));
+      expect(got.length).toBeLessThan(partitions.size);
+    } finally {
+      await critical.stop();
     }
   });
 

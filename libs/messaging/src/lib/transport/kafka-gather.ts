@@ -1,27 +1,28 @@
 import { type DeliveredMessage } from './event-transport';
 
-/** Partitions a lingering member handles at once, so that one fetch's batches arrive together (see PartitionGather). */
+/** Partitions a member handles at once, so that one fetch's batches arrive together (see PartitionGather). */
 export const GATHERED_PARTITIONS = 64;
-
-/** How long a gather waits after a chunk for the other partitions' chunks of the same fetch (ms). */
-const GATHER_WINDOW_MS = 5;
 
 interface Waiting { chunk: DeliveredMessage[]; heartbeat: () => Promise<void>; settle: (handled: boolean) => void; fail: (error: unknown) => void }
 
 /**
- * A lingering subscription's chunks of several partitions, handed to its handler together. kafkajs calls `eachBatch`
- * once per partition, and every call event has a topic of its own, so a projection committed once per partition of
- * each fetch (the ledger: 1.3 transactions per paid call). Chunks that arrive within a few ms of each other — the
- * batches of one fetch, handled side by side by kafkajs — go in one `handle` call, one transaction; calls run one at
- * a time, so two never lock rows side by side. Each chunk's order within its partition is kept (a partition's next
- * chunk only comes once this one is settled). Resolves with whether the chunk was handled (false: stopped first).
+ * A subscription's chunks of several partitions, handed to its handler together. kafkajs calls `eachBatch` once per
+ * partition, and every call event has a topic of its own, so a consumer committed once per partition of each fetch
+ * (the ledger: 1.3 transactions per paid call). Chunks that arrive together — the batches of one fetch, handled side by
+ * side by kafkajs — go in one `handle` call, one transaction: within `windowMs` for a lingering subscription, within the
+ * same turn of the event loop for one on the critical path (no wait). Calls run one at a time, so two never lock rows
+ * side by side. Each chunk's order within its partition is kept (a partition's next chunk only comes once this one is
+ * settled). Resolves with whether the chunk was handled (false: stopped first).
  */
 export class PartitionGather {
   private waiting: Waiting[] = [];
   private timer?: NodeJS.Timeout;
   private running: Promise<void> = Promise.resolve();
 
-  constructor(private readonly handle: (messages: DeliveredMessage[], heartbeat: () => Promise<void>) => Promise<boolean>) {}
+  constructor(
+    private readonly handle: (messages: DeliveredMessage[], heartbeat: () => Promise<void>) => Promise<boolean>,
+    private readonly windowMs: number,
+  ) {}
 
   add(chunk: DeliveredMessage[], heartbeat: () => Promise<void>): Promise<boolean> {
     return new Promise((settle, fail) => {
@@ -29,7 +30,7 @@ export class PartitionGather {
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
         this.running = this.running.then(() => this.flush());
-      }, GATHER_WINDOW_MS);
+      }, this.windowMs);
     });
   }
 

@@ -17,12 +17,13 @@ export interface KafkaTransportOptions {
   joinTimeoutMs?: number;
   /** Most messages handed to one `handleBatch` call (default 100). */
   batchSize?: number;
-  /** Partitions one consumer handles at the same time (default 1, see `subscribe`). */
-  partitionsConsumedConcurrently?: number;
 }
 
 /** The longest a fetch waits at the broker for a first message (a stop waits for the fetch in flight). */
 const IDLE_FETCH_WAIT_MS = 1_000;
+
+/** How long a lingering member's gather waits for the other partitions of a fetch (ms; on the critical path: none). */
+const LINGER_GATHER_MS = 5;
 
 /** How often a member commits the offsets it handled (see OffsetCommitter). */
 const OFFSET_COMMIT_INTERVAL_MS = 500;
@@ -33,7 +34,7 @@ interface ConsumerMember {
   offsets?: OffsetCommitter;
   healthy: boolean;
   stopped: boolean;
-  /** A lingering subscription's: its partitions' chunks handled together (see PartitionGather). */
+  /** Its partitions' chunks handled together (see PartitionGather). */
   gather?: PartitionGather;
 }
 
@@ -180,7 +181,7 @@ export class KafkaTransport implements EventTransport {
   private async startMember(member: ConsumerMember, options: SubscribeOptions, restart: () => void): Promise<void> {
     const consumer = this.kafka.consumer(consumerConfig(this.prefix + options.groupId, options.lingerMs));
     member.consumer = consumer;
-    if (options.lingerMs) member.gather = new PartitionGather((messages, heartbeat) => this.handleChunk(member, options, messages, heartbeat));
+    member.gather = new PartitionGather((messages, heartbeat) => this.handleChunk(member, options, messages, heartbeat), options.lingerMs ? LINGER_GATHER_MS : 0);
     member.offsets?.close();
     const offsets = new OffsetCommitter(consumer, OFFSET_COMMIT_INTERVAL_MS, this.options.logger);
     member.offsets = offsets;
@@ -217,11 +218,10 @@ export class KafkaTransport implements EventTransport {
     await consumer.run({
       // Offsets are committed by the member's OffsetCommitter every OFFSET_COMMIT_INTERVAL_MS, not after each batch.
       autoCommit: false,
-      // One batch at a time per consumer: a batch's transaction updates the rows of several calls, and two batches of
-      // the same group side by side (one call's events travel on several topics) could lock them in opposite orders.
-      // Batches, not parallel partitions, carry the throughput; a second instance of the service takes half the partitions.
-      // A lingering subscription takes its partitions side by side only to gather them into one handler call.
-      partitionsConsumedConcurrently: member.gather ? GATHERED_PARTITIONS : (this.options.partitionsConsumedConcurrently ?? 1),
+      // Partitions are taken side by side only to be gathered into one handler call (PartitionGather): still one batch
+      // at a time per consumer — a batch's transaction updates the rows of several calls, and two batches of the same
+      // group side by side (one call's events travel on several topics) could lock them in opposite orders.
+      partitionsConsumedConcurrently: GATHERED_PARTITIONS,
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.eachBatch(member, options, payload),
     });
@@ -240,7 +240,7 @@ export class KafkaTransport implements EventTransport {
         value: message.value?.toString() ?? '',
         headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v?.toString() ?? ''])),
       }));
-      const done = member.gather ? await member.gather.add(chunk, heartbeat) : await this.handleChunk(member, options, chunk, heartbeat);
+      const done = await member.gather!.add(chunk, heartbeat);
       // Throwing leaves the offset uncommitted, so the batch is redelivered after the stop.
       if (!done) throw new Error('subscription stopped before the batch was handled');
       resolveOffset(chunk.at(-1)!.offset);
