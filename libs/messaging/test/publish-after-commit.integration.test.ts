@@ -74,6 +74,27 @@ describe('call events are published right after their commit (distributed mode)'
     expect(await row(intentId)).toEqual({ published: true, leased: true });
   });
 
+  it('rows published by several commits are marked together, in fewer statements than commits', async () => {
+    publishMode = 'through';
+    const marks: string[] = [];
+    const query = ds.query.bind(ds);
+    ds.query = ((sql: string, params?: unknown[]) => {
+      if (sql.includes('SET published_at')) marks.push(sql);
+      return query(sql, params);
+    }) as typeof ds.query;
+    try {
+      const w = writer();
+      const ids = Array.from({ length: 6 }, () => randomUUID());
+      for (const id of ids) await append(w, id);
+      await waitFor('all six at the broker', async () => ids.every((id) => received.get(id) === 1), 20_000, 50);
+      await waitFor('all six marked', async () => (await Promise.all(ids.map(row))).every((r) => r.published === true), 5_000, 50);
+      expect(marks.length).toBeGreaterThan(0);
+      expect(marks.length).toBeLessThan(ids.length);
+    } finally {
+      ds.query = query;
+    }
+  });
+
   it('a transaction that rolls back publishes nothing', async () => {
     publishMode = 'through';
     const intentId = randomUUID();
