@@ -55,6 +55,24 @@ describe('a batch of postings in one statement (medium tier)', () => {
     expect({ held: await balance('held'), available: await balance('available') }).toEqual({ held: 0n, available: 55n });
   });
 
+  it('batches and single postings on the same wallets side by side never wait on each other in a circle', async () => {
+    const owners = Array.from({ length: 4 }, () => `owner-${randomUUID()}`);
+    for (const o of owners) await ds.transaction((m) => applyPosting(m, 'payment', `deposit:${randomUUID()}`, 'deposit', Movements.deposit(o, usdc(1_000_000n))));
+    // A batch holds and releases across every owner (each owner's available and held rows); a single hold locks its
+    // wallet's available row first (as placing a hold does: its reads lock the wallet), dawdles, then posts.
+    const batch = () => ds.transaction((m) => applyPostings(m, 'payment', owners.flatMap((o) => [
+      { id: `hold:${randomUUID()}`, kind: 'hold', entries: Movements.hold(o, usdc(2n)) },
+      { id: `void:${randomUUID()}`, kind: 'void', entries: Movements.void(o, usdc(1n)) },
+    ])));
+    const single = (o: string) => ds.transaction(async (m) => {
+      await balanceOf(m, 'payment', accountKey({ kind: 'available', ownerId: o }), 'USDC', true);
+      await m.query('SELECT pg_sleep(0.02)');
+      await applyPosting(m, 'payment', `hold:${randomUUID()}`, 'hold', Movements.hold(o, usdc(1n)));
+    });
+    const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? batch() : single(owners[i % owners.length]!))));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+  });
+
   it('an unbalanced posting is refused before anything is written', async () => {
     const lopsided = [{ id: `deposit:${randomUUID()}`, kind: 'deposit', entries: [{ account: accountKey({ kind: 'available', ownerId: owner }), asset: 'USDC', amount: 5n }] }, { id: 'x', kind: 'deposit', entries: Movements.deposit(owner, usdc(1n)) }];
     await expect(ds.transaction((m) => applyPostings(m, 'payment', lopsided))).rejects.toThrow(/does not balance/);

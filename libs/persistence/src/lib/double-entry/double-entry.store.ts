@@ -99,10 +99,11 @@ export interface PostingToBook { id: string; kind: string; entries: readonly Ent
 
 /**
  * Several balanced postings in one statement (a batch of calls settled together): the postings not booked before,
- * their entries, and every balance moved by the sum of their entries per account and asset (an existing row is
- * updated, not upserted: an upsert's CHECK sees the bare sum, not the new balance). A posting applied before moves
- * nothing. No debit is guarded here but by the balance's CHECK: a batch that would take an account that may not
- * go negative below zero fails as a whole (its caller retries it call by call, where `applyPosting` names the
+ * their entries, and every balance moved by the sum of their entries per account and asset. An existing row is locked
+ * in account order, as `applyPosting` takes its rows, so batches and single postings never wait on each other in a
+ * circle; then updated, not upserted (an upsert's CHECK sees the bare sum, not the new balance). A posting applied
+ * before moves nothing. No debit is guarded here but by the balance's CHECK: a batch that would take an account that
+ * may not go negative below zero fails as a whole (its caller retries it call by call, where `applyPosting` names the
  * account). Returns how many postings were recorded.
  */
 export async function applyPostings(manager: EntityManager, schema: string, postings: readonly PostingToBook[]): Promise<number> {
@@ -122,8 +123,9 @@ export async function applyPostings(manager: EntityManager, schema: string, post
             AS x(posting_id, seq, account, asset, amount) JOIN p USING (posting_id)
           RETURNING account, asset, amount),
     s AS (SELECT account, asset, sum(amount) AS amount FROM e GROUP BY account, asset),
-    u AS (UPDATE "${schema}".balance b SET balance = b.balance + s.amount FROM s WHERE b.account = s.account AND b.asset = s.asset
-          RETURNING b.account, b.asset),
+    l AS (SELECT b.account, b.asset FROM "${schema}".balance b JOIN s USING (account, asset) ORDER BY b.account, b.asset FOR UPDATE OF b),
+    u AS (UPDATE "${schema}".balance b SET balance = b.balance + s.amount FROM l JOIN s USING (account, asset)
+           WHERE b.account = l.account AND b.asset = l.asset RETURNING b.account, b.asset),
     i AS (INSERT INTO "${schema}".balance AS b (account, asset, balance)
           SELECT s.account, s.asset, s.amount FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.account = s.account AND u.asset = s.asset)
           ON CONFLICT (account, asset) DO UPDATE SET balance = b.balance + EXCLUDED.balance RETURNING 1)
