@@ -9,6 +9,7 @@ import { type DataSource } from 'typeorm';
 import { accountKey, Movements } from '@tollgate/accounting';
 import { applyPosting, applyPostings, balanceOf, openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
+import { Holds } from '../src/lib/holds/holds.repository';
 import { paymentDataSourceOptions } from '../src/lib/payment.datasource-options';
 
 jest.setTimeout(60_000);
@@ -70,6 +71,24 @@ describe('a batch of postings in one statement (medium tier)', () => {
       await applyPosting(m, 'payment', `hold:${randomUUID()}`, 'hold', Movements.hold(o, usdc(1n)));
     });
     const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? batch() : single(owners[i % owners.length]!))));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+  });
+
+  it('holds placed for several wallets, posted in call order, beside batches of hold ends: no circle either', async () => {
+    const owners = Array.from({ length: 4 }, () => `owner-${randomUUID()}`);
+    for (const o of owners) await ds.transaction((m) => applyPosting(m, 'payment', `deposit:${randomUUID()}`, 'deposit', Movements.deposit(o, usdc(1_000_000n))));
+    for (const o of owners) await ds.transaction((m) => applyPosting(m, 'payment', `hold:${randomUUID()}`, 'hold', Movements.hold(o, usdc(1_000n))));
+    // Hold ends capture across every wallet (held → clearing); placing holds locks its wallets (as its reads do), then
+    // posts one call after another — last owner first, the order calls come in, not the accounts'.
+    const ends = () => ds.transaction((m) => applyPostings(m, 'payment', owners.map((o) => ({ id: `capture:${randomUUID()}`, kind: 'capture', entries: Movements.capture(o, usdc(2n), 2n) }))));
+    const place = () => ds.transaction(async (m) => {
+      await Holds.lockAgentsAndAvailable(m, [], owners.map((ownerId) => ({ ownerId, asset: 'USDC' })));
+      for (const o of [...owners].reverse()) {
+        await applyPosting(m, 'payment', `hold:${randomUUID()}`, 'hold', Movements.hold(o, usdc(1n)), undefined, { freshId: true });
+        await m.query('SELECT pg_sleep(0.005)');
+      }
+    });
+    const results = await Promise.allSettled(Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? ends() : place())));
     expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
   });
 

@@ -93,16 +93,21 @@ export const Holds = {
    * on each other in a circle) are a one-time filter evaluated before the first wallet row is read, so they are held
    * whether or not a wallet has a row: concurrent calls of one agent are decided one after another, each seeing what
    * the one before it counted (the reads they protect are later statements, whose snapshots see the previous holder's
-   * commit). The wallets' rows are locked in key order; `FOR UPDATE` reads their latest committed balance, so a
-   * decision made on these figures is exactly what the guarded debit will find. A wallet with no row has nothing.
+   * commit). The wallets' rows — available and held, the two a hold's posting moves — are all locked here, in account
+   * order, the order every posting takes them: the holds posted later in this batch, one call after another, never
+   * take a row a batch of hold ends holds while it waits for one of theirs. `FOR UPDATE` reads the latest committed
+   * balance, so a decision made on these figures is exactly what the guarded debit will find. A wallet with no row has
+   * nothing.
    */
   async lockAgentsAndAvailable(m: EntityManager, agentIds: readonly string[], wallets: readonly { ownerId: string; asset: string }[]): Promise<Map<string, bigint>> {
-    const keyed = wallets.map((w) => ({ ...w, account: accountKey({ kind: 'available', ownerId: w.ownerId }) })).sort((a, b) => (a.account + a.asset).localeCompare(b.account + b.asset));
+    const keyed = wallets.map((w) => ({ ...w, account: accountKey({ kind: 'available', ownerId: w.ownerId }) }));
+    const locked = keyed.flatMap((w) => [w, { ...w, account: accountKey({ kind: 'held', ownerId: w.ownerId }) }])
+      .sort((a, b) => (a.account + a.asset).localeCompare(b.account + b.asset));
     const rows = await select(m, AVAILABLE, ['account', 'asset', 'balance'],
       `WITH agents AS MATERIALIZED (SELECT count(pg_advisory_xact_lock(hashtext(k))) AS n FROM unnest($3::text[]) AS a(k))
        SELECT b.account, b.asset, b.balance FROM payment.balance b JOIN unnest($1::text[], $2::text[]) AS w(account, asset) ON b.account = w.account AND b.asset = w.asset
         WHERE (SELECT n FROM agents) >= 0 ORDER BY b.account, b.asset FOR UPDATE OF b`,
-      [keyed.map((w) => w.account), keyed.map((w) => w.asset), agentIds.map((a) => `${AGENT_LOCK_PREFIX}${a}`)]);
+      [locked.map((w) => w.account), locked.map((w) => w.asset), agentIds.map((a) => `${AGENT_LOCK_PREFIX}${a}`)]);
     const found = new Map(rows.map((r) => [`${r.account}\u0000${r.asset}`, BigInt(r.balance)]));
     return new Map(keyed.map((w) => [walletKey(w.ownerId, w.asset), found.get(`${w.account}\u0000${w.asset}`) ?? 0n]));
   },
