@@ -41,9 +41,14 @@ export function deferralMs(group: Group): number {
   return group.queue[0]!.at + d.upToMs - Date.now();
 }
 
-/** A read is due: asked for, a window open, or its time come. */
+/** A read is asked for: a notification, a restored connection or a full batch wants one, or a window is open. */
+export function readAsked(group: Group): boolean {
+  return group.readWanted || group.window !== undefined;
+}
+
+/** A read is due: asked for, or its time come (the poll, or the settle after a hand-off). */
 export function readDue(group: Group, timing: LogTiming): boolean {
-  return group.readWanted || group.window !== undefined || nextReadInMs(group, timing) <= 0;
+  return readAsked(group) || nextReadInMs(group, timing) <= 0;
 }
 
 /** A read folds handed-on transactions into the position soon after; with nothing handed on, the poll is the fallback. */

@@ -8,7 +8,7 @@ import {
 import { afterCommit } from './commit-hand-off';
 import { appendAtCommit, type CommitLog } from './inline-at-commit';
 import { type LogSnapshot, parseSnapshot } from './log-snapshot';
-import { advance, covers, deferralMs, type Group, handOnTo, type LogTiming, newGroup, nextReadInMs, readDue, sleep, wantRead } from './log-group';
+import { advance, covers, deferralMs, type Group, handOnTo, type LogTiming, newGroup, nextReadInMs, readAsked, readDue, sleep, wantRead } from './log-group';
 import {
   APPEND, type AppendResult, appendParameters, CHANNEL, DDL, deliveredOf, LAG, type LogRow, MAX_DELIVERED, parseNotification, READ_FIRST, READ_IN_WINDOW, READ_PLAN_CACHE_MODE, startPosition, toDelivered,
 } from './postgres-log.sql';
@@ -193,7 +193,8 @@ export class PostgresLogTransport implements EventTransport {
     while (!group.stopped) {
       try {
         const deferMs = deferralMs(group);
-        if (group.queue.length > 0 && (deferMs <= 0 || readDue(group, this.timing))) await this.handleHandOffs(group);
+        // Deferred messages wait out their time unless a read is asked for; the poll's or settle's timer waits with them.
+        if (group.queue.length > 0 && (deferMs <= 0 || readAsked(group))) await this.handleHandOffs(group);
         else if (group.queue.length === 0 && readDue(group, this.timing)) await this.readAndHandle(group);
         else await sleep(group, group.queue.length > 0 ? deferMs : nextReadInMs(group, this.timing));
       } catch (err) {
