@@ -140,7 +140,7 @@ export class InboxConsumer {
    * back to it — the producer's facts stand — and leaves the messages to the normal delivery, with its retries and
    * parking. Work scheduled after commit waits for the outer one.
    */
-  async applyInline(messages: readonly DeliveredMessage[], manager: EntityManager, mode: InlineMode = 'each'): Promise<boolean> {
+  async applyInline(messages: readonly DeliveredMessage[], manager: EntityManager, mode: InlineMode): Promise<boolean> {
     const runner = manager.queryRunner;
     if (!runner?.isTransactionActive || this.stopping) return false;
     const items = this.decodeInline(messages);

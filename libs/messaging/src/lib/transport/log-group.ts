@@ -99,7 +99,7 @@ export function newGroup(options: SubscribeOptions, start: LogSnapshot, batchSiz
 /** Handed-on transactions remembered as applied inside their producer; past this the memory is dropped (a re-delivery is absorbed). */
 const MAX_INLINE_REMEMBERED = 20_000;
 
-/** Marks messages a group applied inside their producer's transaction (`applyAtCommit`): they are not handed on again. */
+/** Marks messages a group applied inside their producer's transaction (`appendAtCommit`): they are not handed on again. */
 export function rememberInline(g: Group, applied: readonly DeliveredMessage[]): void {
   if (g.inlineApplied.size > MAX_INLINE_REMEMBERED) g.inlineApplied.clear(); // left by producers that rolled back
   for (const m of applied) g.inlineApplied.add(m.offset);
