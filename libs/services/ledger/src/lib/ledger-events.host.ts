@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource } from 'typeorm';
-import { CallLifeEvents, CallTimelineEvents, type EventDefinition, MoneyEvents } from '@tollgate/contracts';
+import { CallLifeEvents, type EventDefinition, MoneyEvents } from '@tollgate/contracts';
 import { EVENT_TRANSPORT, type EventTransport, perBatch, ServiceEventsHost, serviceEventsSettings } from '@tollgate/messaging';
 import { HealthRegistry } from '@tollgate/observability';
 import { type LedgerOptions } from './ledger.options';
@@ -38,14 +38,13 @@ export class LedgerEventsHost extends ServiceEventsHost {
     // One consumer, applied a batch at a time: the archive (every event, hash-chained), the timeline entries (call-life
     // events) and the journal postings (money events), one statement each. A projection is off the critical path, so
     // it lingers to apply many events per transaction.
-    const callLife = new Set<string>(CallTimelineEvents.map((e) => e.type));
     return [
       {
         name: 'ledger.timeline',
         lingerMs: this.options.lingerMs ?? 200,
         ...perBatch([...CallLifeEvents, ...MoneyEvents] as EventDefinition<object>[], async ({ events, manager }) => {
           await this.archive.appendAll(manager, events);
-          await this.record.executeAll(manager, events.filter((e) => callLife.has(e.type)).map((e) => ({ ...e, intentId: (e.payload as { intentId: string }).intentId })));
+          await this.record.executeAll(manager, events);
           await this.journal.projectAll(manager, events);
         }),
       },
