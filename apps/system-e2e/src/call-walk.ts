@@ -62,14 +62,30 @@ export function functionEvents(log: string): FunctionEvent[] {
   return events.filter((e) => !e.file.includes('node_modules') && !e.file.startsWith('libs/services/sample-providers/'));
 }
 
-/** The files first entered between the two marks, in the order of their first function event. */
+/**
+ * The files first entered between the two marks, in the order of their first function event. A read of another
+ * module's export is not an entry: the compiler (SWC, CommonJS) makes each export a getter of its module (`get X`, or
+ * a bare `get`), so reading a constant or a function first passed along would otherwise count its file as entered
+ * though none of its own code ran.
+ */
 export function walkOf(events: readonly FunctionEvent[]): string[] {
   // A function is entered for the first time when V8 compiles it lazily (`interpreter`) or, compiled eagerly, logs its
   // `first-execution`; its other events are parsing at load and tiering up once hot.
-  const firsts = events.filter((e) => e.kind === 'interpreter' || e.kind.startsWith('first-execution'));
+  const firsts = events.filter((e) => (e.kind === 'interpreter' || e.kind.startsWith('first-execution')) && !isExportGetter(e));
   const [start, end] = [firsts.findIndex((e) => e.name === 'walkStart'), firsts.findIndex((e) => e.name === 'walkEnd')];
   if (start < 0 || end < start) throw new Error('the walk\'s marks are not in V8\'s log');
   return [...new Set(firsts.slice(start + 1, end).map((e) => e.file))].filter((f) => !f.endsWith('walk-marks.cjs'));
+}
+
+const sources = new Map<string, string>();
+/** The compiler's getter of an export of the file (`get X` where the file exports X), not a getter the file declares. */
+export function isExportGetter(e: Pick<FunctionEvent, 'file' | 'name'>): boolean {
+  if (e.name === 'get') return true;
+  const m = /^get ([A-Za-z_$][\w$]*)$/.exec(e.name);
+  if (!m) return false;
+  if (!sources.has(e.file)) sources.set(e.file, readFileSync(path.join(WORKSPACE_ROOT, e.file), 'utf8'));
+  const exported = new RegExp(`^export (?:declare |abstract |async )*(?:const|let|function\\*?|class|enum) ${m[1]!.replace(/\$/g, '\\$')}\\b`, 'm');
+  return exported.test(sources.get(e.file)!);
 }
 
 /** The README whose walk this is, and the markers around the generated part. */
