@@ -1,4 +1,4 @@
-import { buildEnvelope, decodeEnvelope, decodeProduced } from './envelope';
+import { buildEnvelope, decodeEnvelope, decodeProduced, produceEvent } from './envelope';
 import { CallRequested, PaymentHeld } from './events';
 import { money } from './money';
 import { ContractViolationError } from './validation';
@@ -32,14 +32,15 @@ describe('event contracts (B3: validated on produce and on consume)', () => {
   });
 
   it('decodes what this process produced exactly as the wire decoder does, without validating it again', () => {
-    const text = JSON.stringify(buildEnvelope(CallRequested, { ...validRequest(), price: money(250n, 'USDC') }, { producer: 'gateway', causationId: intentId }));
+    const made = produceEvent(CallRequested, { ...validRequest(), price: money(250n, 'USDC') }, { producer: 'gateway', causationId: intentId });
+    const text = JSON.stringify(made.envelope);
     const fromWire = decodeEnvelope(CallRequested, text);
-    const produced = decodeProduced(CallRequested, text);
+    const produced = decodeProduced(CallRequested, text, made.payload);
     expect(produced).toEqual(fromWire);
     expect(produced.envelope.constructor).toBe(fromWire.envelope.constructor);
     expect(produced.payload.constructor).toBe(fromWire.payload.constructor);
     expect(produced.payload.price.constructor).toBe(fromWire.payload.price.constructor);
-    expect(() => decodeProduced(PaymentHeld, text)).toThrow(/not PaymentHeld/);
+    expect(() => decodeProduced(PaymentHeld, text, made.payload as never)).toThrow(/not PaymentHeld/);
   });
 
   it('refuses to produce an invalid payload, naming the field', () => {

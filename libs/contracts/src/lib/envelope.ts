@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { plainToInstance } from 'class-transformer';
 import { IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUUID, Min, MinLength } from 'class-validator';
 import { type EventDefinition, validatePayload } from './event-definition';
 import { ContractViolationError, validateAs } from './validation';
@@ -28,7 +27,18 @@ export interface BuildEnvelopeOptions {
 
 /** Validates `payload` against its definition and wraps it; throws ContractViolationError. */
 export function buildEnvelope<P extends object>(def: EventDefinition<P>, payload: P, opts: BuildEnvelopeOptions): EventEnvelope {
-  const valid = validatePayload(def, toPlain(payload));
+  return produceEvent(def, payload, opts).envelope;
+}
+
+/**
+ * A new event: its envelope (what is written) and its payload as validated — the instance a consumer decoding the
+ * envelope's text gets (`decodeProduced` hands it on, so the text is not validated a second time in this process).
+ */
+export function produceEvent<P extends object>(def: EventDefinition<P>, payload: P, opts: BuildEnvelopeOptions): DecodedEvent<P> {
+  // The JSON form is validated and is the payload written: validating copies it into instances and accepts no field
+  // it would drop, and no contract class transforms a value, so the instances' JSON is this same form.
+  const plain = toPlain(payload);
+  const valid = validatePayload(def, plain);
   const env: EventEnvelope = {
     eventId: opts.eventId ?? randomUUID(),
     type: def.type,
@@ -36,10 +46,10 @@ export function buildEnvelope<P extends object>(def: EventDefinition<P>, payload
     key: def.keyOf(valid),
     occurredAt: (opts.occurredAt ?? new Date()).toISOString(),
     producer: opts.producer,
-    payload: toPlain(valid) as Record<string, unknown>,
+    payload: plain as Record<string, unknown>,
   };
   if (opts.causationId) env.causationId = opts.causationId;
-  return env;
+  return { envelope: env, payload: valid };
 }
 
 export interface DecodedEvent<P extends object> {
@@ -65,14 +75,15 @@ export function decodeEnvelope<P extends object>(def: EventDefinition<P>, raw: s
 }
 
 /**
- * The decoded form of a message this process has just written with `buildEnvelope`, whose payload was validated
- * there: what `decodeEnvelope` returns for the same text (the same instances, nothing coerced), without validating the
- * text a second time. Only for text this process produced; anything read from the wire goes through `decodeEnvelope`.
+ * The decoded form of a message this process has just written with `produceEvent`, given the payload validated there:
+ * what `decodeEnvelope` returns for the same text (instances of the same classes, nothing coerced), without
+ * transforming or validating the text a second time. Only for text this process produced; anything read from the
+ * wire goes through `decodeEnvelope`.
  */
-export function decodeProduced<P extends object>(def: EventDefinition<P>, value: string): DecodedEvent<P> {
-  const envelope = plainToInstance(EventEnvelope, JSON.parse(value) as object, { enableImplicitConversion: false });
+export function decodeProduced<P extends object>(def: EventDefinition<P>, value: string, payload: P): DecodedEvent<P> {
+  const envelope = Object.assign(new EventEnvelope(), JSON.parse(value) as object);
   if (envelope.type !== def.type || envelope.version !== def.version) throw new Error(`${envelope.type} v${envelope.version} is not ${def.type} v${def.version}`);
-  return { envelope, payload: plainToInstance(def.payload, envelope.payload, { enableImplicitConversion: false }) };
+  return { envelope, payload };
 }
 
 function toPlain(value: object): unknown {

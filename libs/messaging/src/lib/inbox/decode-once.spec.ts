@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IsString, IsUUID } from 'class-validator';
-import { buildEnvelope, ContractViolationError, decodeEnvelope, defineEvent, type TopicName } from '@tollgate/contracts';
+import { buildEnvelope, ContractViolationError, decodeEnvelope, defineEvent, produceEvent, type TopicName } from '@tollgate/contracts';
 import { decodeOnce, rememberProduced } from './decode-once';
 
 class NotePayload {
@@ -19,9 +19,11 @@ describe('decodeOnce', () => {
   });
 
   it('a message this process produced is handed on as remembered, equal to what validating it would give', () => {
-    const m = message('mine');
-    rememberProduced(Note, m);
+    const made = produceEvent(Note, { intentId: randomUUID(), text: 'mine' }, { producer: 'test' });
+    const m = JSON.stringify(made.envelope);
+    rememberProduced(Note, m, made.payload);
     const first = decodeOnce(Note, m);
+    expect(first.payload).toBe(made.payload);
     expect(decodeOnce(Note, m)).toBe(first);
     expect(first).toEqual(decodeEnvelope(Note, m));
     expect(first.payload).toBeInstanceOf(NotePayload);

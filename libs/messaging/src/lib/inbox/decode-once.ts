@@ -29,9 +29,9 @@ export function decodeOnce<P extends object>(def: EventDefinition<P>, value: str
  * this process that receive the same text: the embedded log hands it on in process, and it is validated once, at
  * produce. A different text — anything another process wrote — is still validated when consumed.
  */
-export function rememberProduced<P extends object>(def: EventDefinition<P>, value: string): void {
+export function rememberProduced<P extends object>(def: EventDefinition<P>, value: string, payload: P): void {
   if (value.length > LARGEST_CACHED) return;
-  keep(`${def.topic}\u0000${value}`, decodeProduced(def, value));
+  keep(`${def.topic}\u0000${value}`, decodeProduced(def, value, payload));
 }
 
 function keep<P extends object>(key: string, decoded: DecodedEvent<P>): DecodedEvent<P> {

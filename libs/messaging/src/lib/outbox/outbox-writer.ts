@@ -1,5 +1,5 @@
 import { type EntityManager } from 'typeorm';
-import { buildEnvelope, type BuildEnvelopeOptions, type EventDefinition, type EventEnvelope, serviceEventsOf } from '@tollgate/contracts';
+import { buildEnvelope, type BuildEnvelopeOptions, produceEvent, type EventDefinition, type EventEnvelope, serviceEventsOf } from '@tollgate/contracts';
 import { traceHeaders } from '@tollgate/observability';
 import { EVENT_TRANSPORT, type EventTransport } from '../transport/event-transport';
 import { rememberProduced } from '../inbox/decode-once';
@@ -63,7 +63,7 @@ export class OutboxWriter {
       throw new Error('OutboxWriter.append must run inside a transaction');
     }
     this.assertDeclared(event);
-    const envelope = buildEnvelope(event, payload, { ...options, producer: this.producer });
+    const { envelope, payload: validated } = produceEvent(event, payload, { ...options, producer: this.producer });
     // The W3C context of the span writing the event (none when tracing is off) travels in the message headers.
     const trace = traceHeaders();
     const headers = Object.keys(trace).length > 0 ? trace : undefined;
@@ -71,7 +71,7 @@ export class OutboxWriter {
       const value = JSON.stringify(envelope);
       await this.transport.appendInTransaction(manager, [{ topic: event.topic, key: envelope.key, value, ...(headers ? { headers } : {}) }]);
       // Its consumers in this process receive this very text after commit: validated once, here.
-      rememberProduced(event, value);
+      rememberProduced(event, value, validated);
       return envelope;
     }
     if (this.direct && isCallEventType(event.type)) {
