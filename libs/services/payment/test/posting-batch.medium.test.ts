@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { accountKey, Movements } from '@tollgate/accounting';
+import { initialState } from '@tollgate/call-life';
 import { applyPosting, applyPostings, balanceOf, openServiceDataSource } from '@tollgate/persistence';
 import { createTestDatabase } from '@tollgate/testing';
 import { Holds } from '../src/lib/holds/holds.repository';
@@ -90,6 +91,35 @@ describe('a batch of postings in one statement (medium tier)', () => {
     });
     const results = await Promise.allSettled(Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? ends() : place())));
     expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+  });
+
+  it('hold ends lock their owners\' wallets in account order, as postings do: no circle with a batch of postings', async () => {
+    // Owner "a…" sorts first among accounts, but its call sorts last among intents: locking the debt rows in the calls'
+    // order would take b's before a's while a posting batch holds a's and wants b's.
+    const [a, b] = [`a-${randomUUID()}`, `b-${randomUUID()}`];
+    const tail = randomUUID().slice(-12);
+    const [callOfB, callOfA] = [`00000000-0000-4000-8000-${tail}`, `ffffffff-ffff-4fff-bfff-${tail}`];
+    const debt = (o: string) => accountKey({ kind: 'debt', ownerId: o });
+    await ds.query(`INSERT INTO payment.balance (account, asset, balance) VALUES ($1, 'USDC', 0), ($2, 'USDC', 0)`, [debt(a), debt(b)]);
+    for (const [intentId, ownerId] of [[callOfB, b], [callOfA, a]] as const) {
+      await ds.transaction((m) => Holds.place(m, { holdId: randomUUID(), life: initialState(intentId), counters: [], charge: {
+        intent_id: intentId, owner_id: ownerId, agent_id: `agent-${ownerId}`, tool_id: 't', arguments_hash: 'h', amount_minor: '1', asset: 'USDC', free: false, outcome: 'held',
+      } }));
+    }
+    let postingHoldsA!: () => void;
+    const aLocked = new Promise<void>((r) => (postingHoldsA = r));
+    // The batch of postings locks a's row, then (once the hold ends wait) b's — account order.
+    const postings = ds.transaction(async (m) => {
+      await balanceOf(m, 'payment', debt(a), 'USDC', true);
+      postingHoldsA();
+      await m.query('SELECT pg_sleep(0.3)');
+      await balanceOf(m, 'payment', debt(b), 'USDC', true);
+    });
+    await aLocked;
+    const ends = ds.transaction((m) => Holds.lockEnds(m, [callOfB, callOfA]));
+    const results = await Promise.allSettled([postings, ends]);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect([...((results[1] as PromiseFulfilledResult<Map<string, unknown>>).value.keys())].sort()).toEqual([callOfB, callOfA].sort());
   });
 
   it('an unbalanced posting is refused before anything is written', async () => {

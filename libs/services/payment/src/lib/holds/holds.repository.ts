@@ -166,16 +166,24 @@ export const Holds = {
   /**
    * The holds of these calls, each with its owner's debt, locked for their ends in the calls' order (a call payment
    * never held has no row). The debt row is locked too: the posting that follows may repay it; so are the outside
-   * payment that funded it and, then, the available row (an authorization's unused rest is charged back from it).
+   * payment that funded it and, then, the available row (an authorization's unused rest is charged back from it). The
+   * wallets' rows are locked after the holds, in account order — the order every posting takes them, so hold ends and
+   * postings never wait on each other in a circle.
    */
   async lockEnds(m: EntityManager, intentIds: readonly string[]): Promise<Map<string, EndingHold>> {
     const rows = await select(m, LOCKED_HOLD, ['hold_id', 'intent_id', 'owner_id', 'amount_minor', 'asset', 'life', 'debt', 'created_at', 'agent_id', 'attempt', 'available'],
-      `SELECT h.*, (SELECT b.balance FROM payment.balance b WHERE b.account = $2 || h.owner_id || $3 AND b.asset = h.asset FOR UPDATE) AS debt,
-              CASE WHEN h.attempt IS NOT NULL THEN (SELECT b.balance FROM payment.balance b WHERE b.account = $4 || h.owner_id || $5 AND b.asset = h.asset FOR UPDATE) END AS available
-         FROM (SELECT h.hold_id, h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life, h.created_at,
-                      (SELECT c.agent_id FROM payment.charge c WHERE c.intent_id = h.intent_id) AS agent_id,
-                      (SELECT a.life FROM payment.x402_attempt a WHERE a.intent_id = h.intent_id FOR UPDATE) AS attempt
-                 FROM payment.hold h WHERE h.intent_id = ANY($1::uuid[]) ORDER BY h.intent_id FOR UPDATE OF h) h`,
+      `WITH h AS MATERIALIZED (
+         SELECT h.hold_id, h.intent_id, h.owner_id, h.amount_minor, h.asset, h.life, h.created_at,
+                (SELECT c.agent_id FROM payment.charge c WHERE c.intent_id = h.intent_id) AS agent_id,
+                (SELECT a.life FROM payment.x402_attempt a WHERE a.intent_id = h.intent_id FOR UPDATE) AS attempt
+           FROM payment.hold h WHERE h.intent_id = ANY($1::uuid[]) ORDER BY h.intent_id FOR UPDATE OF h),
+       w AS MATERIALIZED (
+         SELECT b.account, b.asset, b.balance FROM payment.balance b
+          WHERE (b.account, b.asset) IN (SELECT $2 || owner_id || $3, asset FROM h UNION ALL SELECT $4 || owner_id || $5, asset FROM h WHERE attempt IS NOT NULL)
+          ORDER BY b.account, b.asset FOR UPDATE)
+       SELECT h.*, (SELECT w.balance FROM w WHERE w.account = $2 || h.owner_id || $3 AND w.asset = h.asset) AS debt,
+              CASE WHEN h.attempt IS NOT NULL THEN (SELECT w.balance FROM w WHERE w.account = $4 || h.owner_id || $5 AND w.asset = h.asset) END AS available
+         FROM h`,
       [[...intentIds], DEBT_PREFIX, DEBT_SUFFIX, AVAILABLE_PREFIX, AVAILABLE_SUFFIX]);
     return new Map(rows.map((row) => {
       const debt = BigInt(row.debt ?? '0');
