@@ -100,7 +100,7 @@ describe('a batch of postings in one statement (medium tier)', () => {
     const tail = randomUUID().slice(-12);
     const [callOfB, callOfA] = [`00000000-0000-4000-8000-${tail}`, `ffffffff-ffff-4fff-bfff-${tail}`];
     const debt = (o: string) => accountKey({ kind: 'debt', ownerId: o });
-    await ds.query(`INSERT INTO payment.balance (account, asset, balance) VALUES ($1, 'USDC', 0), ($2, 'USDC', 0)`, [debt(a), debt(b)]);
+    await ds.query(`INSERT INTO payment.balance (account, asset, balance) VALUES ($1, 'USDC', -7), ($2, 'USDC', 0)`, [debt(a), debt(b)]);
     for (const [intentId, ownerId] of [[callOfB, b], [callOfA, a]] as const) {
       await ds.transaction((m) => Holds.place(m, { holdId: randomUUID(), life: initialState(intentId), counters: [], charge: {
         intent_id: intentId, owner_id: ownerId, agent_id: `agent-${ownerId}`, tool_id: 't', arguments_hash: 'h', amount_minor: '1', asset: 'USDC', free: false, outcome: 'held',
@@ -119,7 +119,9 @@ describe('a batch of postings in one statement (medium tier)', () => {
     const ends = ds.transaction((m) => Holds.lockEnds(m, [callOfB, callOfA]));
     const results = await Promise.allSettled([postings, ends]);
     expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
-    expect([...((results[1] as PromiseFulfilledResult<Map<string, unknown>>).value.keys())].sort()).toEqual([callOfB, callOfA].sort());
+    // Each hold comes back with its own owner's debt (a owes 7, b nothing), read under the lock.
+    const ended = (results[1] as PromiseFulfilledResult<Awaited<ReturnType<typeof Holds.lockEnds>>>).value;
+    expect({ a: ended.get(callOfA)?.owedMinor, b: ended.get(callOfB)?.owedMinor }).toEqual({ a: 7n, b: 0n });
   });
 
   it('an unbalanced posting is refused before anything is written', async () => {
